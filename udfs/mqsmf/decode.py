@@ -1,0 +1,431 @@
+"""Layout-driven, vectorized decoding of SMF 115/116 records into Arrow record batches.
+
+A batch of logical records lives in one contiguous uint8 buffer. Headers, triplets and every
+structure are decoded for all records (or all instances) at once: their bytes are gathered into an
+``(n, size)`` array, viewed through the layout's big-endian numpy structured dtype, and each column
+is converted to Arrow in one vector operation. Fields beyond an instance's own length (its
+``...LL`` field or the triplet length) are NULL, never 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import codecs
+from .layouts import Layout, header_layout, layouts, placements
+
+TYPED, RAW = "typed", "raw"
+MQ_TYPES = (115, 116)
+TRIPLET_AREA = 28  # triplet 0 sits at record offset 28 (offsets count the RDW)
+_GATHER_ROWS = 16384  # rows gathered at once: bounds the index array's memory
+
+
+@dataclass
+class RecordBuffer:
+    """Logical records of one batch: ``buf[base[i] : base[i] + length[i]]`` is record i, RDW first.
+    ``buf`` ends with zero padding, at index ``pad``, used for bytes beyond an instance's end."""
+
+    buf: np.ndarray
+    base: np.ndarray
+    length: np.ndarray
+    file_offset: np.ndarray
+    source_file: str
+    pad: int
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    def record_bytes(self, i: int) -> bytes:
+        return self.buf[self.base[i] : self.base[i] + self.length[i]].tobytes()
+
+
+def gather(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -> np.ndarray:
+    """Bytes ``[start, start + size)`` of every instance as an ``(n, size)`` uint8 array; bytes at
+    or beyond ``avail`` read as zero."""
+    n = len(starts)
+    out = np.empty((n, size), dtype=np.uint8)
+    cols = np.arange(size, dtype=np.int64)
+    for lo in range(0, n, _GATHER_ROWS):
+        hi = min(n, lo + _GATHER_ROWS)
+        idx = starts[lo:hi, None] + cols[None, :]
+        np.copyto(idx, rb.pad, where=cols[None, :] >= avail[lo:hi, None])
+        out[lo:hi] = rb.buf[idx]
+    return out
+
+
+def view(raw: np.ndarray, lay: Layout) -> np.ndarray:
+    return raw.view(lay.numpy_dtype()).reshape(len(raw))
+
+
+def _be(rb: RecordBuffer, pos: np.ndarray, width: int) -> np.ndarray:
+    """Big-endian unsigned integers of ``width`` bytes at buffer positions ``pos``."""
+    v = np.zeros(len(pos), dtype=np.uint64)
+    for k in range(width):
+        v = (v << np.uint64(8)) | rb.buf[pos + k].astype(np.uint64)
+    return v
+
+
+# --------------------------------------------------------------------------------------------
+# Record headers and triplets
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Headers:
+    """Per-record header values, all numpy arrays of the batch's length."""
+
+    smf_type: np.ndarray
+    smf_subtype: np.ndarray
+    smf: np.ndarray  # SMFHDR structured view
+    qwhs: np.ndarray  # QWHS structured view (zeros where absent)
+    has_qwhs: np.ndarray
+    long_qwhs: np.ndarray
+    qwhx: np.ndarray
+    has_qwhx: np.ndarray
+    nsda: np.ndarray
+    triplets: np.ndarray  # (n, max_nsda, 3): offset, length, count
+    problem: list[str | None]  # reason a record is quarantined, or None
+
+
+def parse_headers(rb: RecordBuffer) -> Headers:
+    n = len(rb)
+    smf_lay, qwhs_lay, qwhx_lay = header_layout("SMFHDR"), header_layout("QWHS"), header_layout("QWHX")
+    smf = view(gather(rb, rb.base, np.minimum(rb.length, smf_lay.size), smf_lay.size), smf_lay)
+    smf_type = smf["SM11xRTY"].astype(np.int32)
+    has_sub = (smf["SM11xFLG"] & 0x40) != 0
+    smf_subtype = np.where(has_sub, smf["SM11xSTF"].astype(np.int32), -1)
+    problem: list[str | None] = [None] * n
+    is_mq = np.isin(smf_type, MQ_TYPES)
+
+    short = is_mq & (rb.length < TRIPLET_AREA + 8)
+    for i in np.nonzero(short)[0]:
+        problem[i] = f"record of {rb.length[i]} bytes is too short for the SMF header and triplet 0"
+    mq = is_mq & ~short
+
+    t0 = np.zeros((n, 3), dtype=np.int64)
+    t0[mq] = _triplet(rb, rb.base[mq] + TRIPLET_AREA)
+    off0, len0 = t0[:, 0], t0[:, 1]
+    bad0 = mq & ((off0 < TRIPLET_AREA + 8) | (off0 + len0 > rb.length) | (len0 < 4))
+    for i in np.nonzero(bad0)[0]:
+        problem[i] = f"triplet 0 (offset {off0[i]}, length {len0[i]}) lies outside the {rb.length[i]}-byte record"
+    mq &= ~bad0
+
+    has_qwhs = mq & (len0 >= 36)
+    qwhs = np.zeros(n, dtype=qwhs_lay.numpy_dtype())
+    starts = rb.base + off0
+    qwhs[has_qwhs] = view(gather(rb, starts[has_qwhs], len0[has_qwhs], qwhs_lay.size), qwhs_lay)
+    qwhslen = qwhs["QWHSLEN"].astype(np.int64)
+    long_qwhs = has_qwhs & (qwhslen >= 52) & (len0 >= 52)
+    short_qwhs = has_qwhs & (qwhslen == 36)
+
+    # QWHX (MQ 10): after a long QWHS, or after QWHS(36)+QWHC(92); trust the flag only with a
+    # release >= 946 on short headers, whose flag byte holds garbage in older releases.
+    rel = smf["SM11xREL"]
+    rel_is_10 = np.array([r >= b"\xf9\xf4\xf6" for r in rel]) if n else np.zeros(0, bool)
+    flag = (qwhs["QWHSFLAG1"] & 0x40) != 0
+    qwhx_off = np.where(long_qwhs, qwhslen, 36 + 92)
+    want_qwhx = has_qwhs & flag & (long_qwhs | (short_qwhs & rel_is_10)) & (len0 >= qwhx_off + 16)
+    qwhx = np.zeros(n, dtype=qwhx_lay.numpy_dtype())
+    qwhx[want_qwhx] = view(gather(rb, starts[want_qwhx] + qwhx_off[want_qwhx], np.full(want_qwhx.sum(), 16), 16), qwhx_lay)
+    has_qwhx = want_qwhx & (qwhx["QWHXLEN"] == 16)
+
+    # Number of meaningful triplets: QWHSNSDA, or 2 without a QWHS (as IBM's formatter assumes).
+    nsda = np.where(has_qwhs, qwhs["QWHSNSDA"].astype(np.int64), np.where(mq, 2, 0))
+    nsda = np.maximum(np.where(mq, nsda, 0), np.where(mq, 1, 0))
+    too_many = mq & (TRIPLET_AREA + 8 * nsda > off0) & has_qwhs
+    # Triplets must end before the data they describe starts; trim NSDA that claims otherwise.
+    nsda = np.where(too_many, np.maximum(1, (off0 - TRIPLET_AREA) // 8), nsda)
+    max_t = int(nsda.max()) if n else 0
+    trip = np.zeros((n, max(max_t, 1), 3), dtype=np.int64)
+    for t in range(max_t):
+        sel = nsda > t
+        trip[sel, t] = _triplet(rb, rb.base[sel] + TRIPLET_AREA + 8 * t)
+        off, ln, cnt = trip[:, t, 0], trip[:, t, 1], trip[:, t, 2]
+        bad = sel & (cnt > 0) & ((off < TRIPLET_AREA) | (off + ln * cnt > rb.length))
+        for i in np.nonzero(bad)[0]:
+            if problem[i] is None:
+                problem[i] = (
+                    f"triplet {t} (offset {off[i]}, {cnt[i]} x {ln[i]} bytes) extends past the "
+                    f"{rb.length[i]}-byte record"
+                )
+    return Headers(smf_type, smf_subtype, smf, qwhs, has_qwhs, long_qwhs, qwhx, has_qwhx, nsda, trip, problem)
+
+
+def _triplet(rb: RecordBuffer, pos: np.ndarray) -> np.ndarray:
+    return np.stack([_be(rb, pos, 4), _be(rb, pos + 4, 2), _be(rb, pos + 6, 2)], axis=1).astype(np.int64)
+
+
+# --------------------------------------------------------------------------------------------
+# Structure instances
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Instances:
+    """Where the instances of one structure are in a batch."""
+
+    record: np.ndarray  # record index of each instance
+    start: np.ndarray  # buffer position
+    avail: np.ndarray  # bytes available to the instance (triplet length or entry size)
+    entry_index: np.ndarray
+
+
+def locate(rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray) -> tuple[Instances, dict[int, str]]:
+    """Instances of ``lay`` in the good records, and problems found (record index -> reason)."""
+    recs, starts, avails, entries = [], [], [], []
+    for p in lay.placements:
+        sel = good & (hd.smf_type == p.smf_type) & (hd.smf_subtype == p.smf_subtype) & (hd.nsda > p.triplet)
+        if not sel.any():
+            continue
+        idx = np.nonzero(sel)[0]
+        off, ln, cnt = (hd.triplets[idx, p.triplet, k] for k in range(3))
+        keep = cnt > 0
+        idx, off, ln, cnt = idx[keep], off[keep], ln[keep], cnt[keep]
+        rec = np.repeat(idx, cnt)
+        j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        recs.append(rec)
+        starts.append(rb.base[rec] + np.repeat(off, cnt) + np.repeat(ln, cnt) * j)
+        avails.append(np.repeat(ln, cnt))
+        entries.append(j)
+    if not recs:
+        e = np.zeros(0, dtype=np.int64)
+        return Instances(e, e, e, e), {}
+    inst = Instances(*(np.concatenate(a) for a in (recs, starts, avails, entries)))
+    problems: dict[int, str] = {}
+    if lay.id_value is not None:
+        head = gather(rb, inst.start, inst.avail, 8)
+        blank = ~head.any(axis=1)  # all-zero slots (the obsolete 115/2 QPST slot) are not instances
+        ident = (head[:, 0].astype(np.int64) << 8) | head[:, 1]
+        eye = head[:, 4:8].copy().view("S4").reshape(-1)
+        want_eye = lay.eyecatcher.encode("cp037")
+        wrong = ~blank & ((ident != lay.id_value) | (eye != want_eye))
+        for k in np.nonzero(wrong)[0]:
+            r = int(inst.record[k])
+            got = bytes(head[k, 4:8]).decode("cp037", "replace")
+            problems.setdefault(
+                r,
+                f"{lay.name} instance {inst.entry_index[k]} at record offset {inst.start[k] - rb.base[r]} has "
+                f"identifier X'{ident[k]:04X}' eyecatcher {got!r} (expected X'{lay.id_value:04X}' {lay.eyecatcher!r})",
+            )
+        inst = _subset(inst, ~blank)
+    if lay.entry_start is not None:
+        # Header plus fixed entries (QEST): every used entry becomes an instance.
+        k = np.arange(lay.entry_count)
+        rec = np.repeat(inst.record, lay.entry_count)
+        start = np.repeat(inst.start, lay.entry_count) + lay.entry_start + np.tile(k, len(inst.start)) * lay.entry_size
+        end_ok = (np.tile(k, len(inst.start)) + 1) * lay.entry_size + lay.entry_start <= np.repeat(inst.avail, lay.entry_count)
+        inst = Instances(rec, start, np.full(len(rec), lay.entry_size), np.tile(k, len(inst.start)))
+        inst = _subset(inst, end_ok)
+        key = lay.field(lay.entry_key)
+        keyb = gather(rb, inst.start + key.offset, np.full(len(inst.start), key.length), key.length)
+        inst = _subset(inst, ((keyb != 0) & (keyb != 0x40)).any(axis=1))
+    return inst, problems
+
+
+def _subset(inst: Instances, mask: np.ndarray) -> Instances:
+    return Instances(inst.record[mask], inst.start[mask], inst.avail[mask], inst.entry_index[mask])
+
+
+def decode_fields(lay: Layout, data: np.ndarray, eff_len: np.ndarray, mode: str = TYPED) -> dict[str, pa.Array]:
+    """Arrow columns for every field (and named flag bit) of ``lay`` from its structured view."""
+    cols: dict[str, pa.Array] = {}
+    flags_by_field: dict[str, list] = {}
+    for fl in lay.flags:
+        flags_by_field.setdefault(fl.field, []).append(fl)
+    for f in lay.data_fields:
+        present = eff_len >= f.end
+        mask = None if present.all() else ~present
+        v = data[f.column]
+        cols[f.column] = _to_arrow(f, v, mask, mode)
+        for fl in flags_by_field.get(f.name, ()):
+            bit = (v.astype(np.uint64) & np.uint64(fl.mask)) != 0
+            ok = present & (eff_len >= fl.min_length)
+            cols[fl.name] = pa.array(bit, type=pa.bool_(), mask=None if ok.all() else ~ok)
+    return cols
+
+
+def _to_arrow(f, v: np.ndarray, mask, mode: str) -> pa.Array:
+    kind = f.kind
+    if kind == "int":
+        return pa.array(v.astype(v.dtype.newbyteorder("=")), type=f.arrow_type if mode == TYPED else None, mask=mask)
+    if kind == "u64":
+        u = pa.array(v.astype(np.uint64), type=pa.uint64(), mask=mask)
+        return u.cast(f.arrow_type) if mode == TYPED else u
+    if kind == "char":
+        arr = codecs.ebcdic_to_str(v)
+        return _apply_mask(arr, mask)
+    if kind == "hex":
+        return _apply_mask(codecs.bytes_to_hex(v), mask)
+    if mode == RAW:  # STCK and TOD values as the raw 64-bit clock value
+        return pa.array(v.astype(np.uint64), type=pa.uint64(), mask=mask)
+    if kind in ("stck", "tod_local"):
+        us, valid = codecs.stck_to_unix_us(v)
+        if mask is not None:
+            valid &= ~mask
+        return pa.array(us, type=f.arrow_type, mask=None if valid.all() else ~valid)
+    if kind == "tod_duration":
+        return pa.array(codecs.tod_duration_us(v), type=pa.int64(), mask=mask)
+    raise ValueError(f"{f.name}: cannot decode type {f.type}")
+
+
+def _apply_mask(arr: pa.Array, mask) -> pa.Array:
+    if mask is None:
+        return arr
+    return pc.if_else(pa.array(mask), pa.nulls(len(arr), arr.type), arr)
+
+
+def structure_columns(rb: RecordBuffer, lay: Layout, inst: Instances, mode: str = TYPED) -> tuple[dict[str, pa.Array], np.ndarray]:
+    """Decode all instances of one structure: field columns and each instance's structure length."""
+    raw = gather(rb, inst.start, inst.avail, lay.size)
+    data = view(raw, lay)
+    eff = inst.avail.copy()
+    length = inst.avail.copy()
+    if lay.length_field:
+        ll = data[lay.field(lay.length_field).column].astype(np.int64)
+        length = np.where(ll > 0, ll, inst.avail)
+        eff = np.minimum(eff, length)
+    return decode_fields(lay, data, eff, mode), length
+
+
+# --------------------------------------------------------------------------------------------
+# Record context (the columns every row carries)
+# --------------------------------------------------------------------------------------------
+
+
+def _ebcdic_np(a: np.ndarray) -> np.ndarray:
+    return np.array(codecs.ebcdic_to_str(a).to_pylist(), dtype=object)
+
+
+def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str, np.ndarray | pa.Array]:
+    """Per-record context columns (Arrow arrays of the batch's length)."""
+    smf, qwhs, qwhx = hd.smf, hd.qwhs, hd.qwhx
+    n = len(rb)
+    days, date_ok = codecs.packed_date_to_days(smf["SM11xDTE"].view(">u4").astype(np.uint32) if n else np.zeros(0, np.uint32))
+    hund = smf["SM11xTME"].astype(np.int64)
+    local_us = days * 86_400_000_000 + hund * 10_000
+    stck_us, stck_ok = codecs.stck_to_unix_us(qwhs["QWHSSTCK"])
+    stck_ok &= hd.has_qwhs
+    offset_min = codecs.utc_offset_minutes(local_us, stck_us)
+    offset_ok = stck_ok & date_ok
+    rel3 = codecs.ebcdic_to_str(smf["SM11xREL"])
+    qwhxrel = codecs.ebcdic_to_str(qwhx["QWHXREL"])
+    smf_rel = pc.if_else(pa.array(hd.has_qwhx), qwhxrel, rel3)
+    qsg = pc.if_else(pa.array(hd.has_qwhx), codecs.ebcdic_to_str(qwhx["QWHXQSG"]), pa.nulls(n, pa.string()))
+    interval_ok = hd.long_qwhs & (hd.smf_type == 115) | (hd.long_qwhs & (hd.smf_type == 116))
+    durn = qwhs["QWHSDURN"].astype(np.uint64)
+    ctx: dict[str, pa.Array] = {
+        "source_file": pa.array(np.full(n, rb.source_file, dtype=object), type=pa.string()),
+        "record_offset": pa.array(rb.file_offset, type=pa.int64()),
+        "smf_type": pa.array(hd.smf_type, type=pa.int16()),
+        "smf_subtype": pa.array(hd.smf_subtype, type=pa.int32()),
+        "system_id": codecs.ebcdic_to_str(smf["SM11xSID"]),
+        "qmgr": codecs.ebcdic_to_str(smf["SM11xSSI"]),
+        "qsg": qsg,
+        "smf_rel": smf_rel,
+    }
+    if mode == RAW:
+        date_strs = np.datetime_as_string(days.astype("datetime64[D]")) if n else np.zeros(0, "U10")
+        ctx.update(
+            {
+                "smf_date": pa.array(date_strs, type=pa.string(), mask=~date_ok),
+                "smf_time_hundredths": pa.array(hund, type=pa.int64()),
+                "qwhs_stck": pa.array(qwhs["QWHSSTCK"].astype(np.uint64), type=pa.uint64(), mask=~hd.has_qwhs),
+                "interval_start": pa.array(qwhs["QWHSTIME"].astype(np.uint64), type=pa.uint64(), mask=~interval_ok),
+                "interval_duration_raw": pa.array(durn, type=pa.uint64(), mask=~interval_ok),
+            }
+        )
+        return ctx
+    # Interval: QWHSTIME is local time in TOD format; QWHSDURN is microseconds except in 115/231
+    # (TOD units). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
+    start_local_us, start_ok = codecs.stck_to_unix_us(qwhs["QWHSTIME"])
+    start_ok &= interval_ok
+    dur_us = np.where((hd.smf_type == 115) & (hd.smf_subtype == 231), durn >> np.uint64(12), durn).astype(np.int64)
+    start_utc = start_local_us - offset_min.astype(np.int64) * 60_000_000
+    with_utc = start_ok & offset_ok
+    ts_utc, ts_local = pa.timestamp("us", tz="UTC"), pa.timestamp("us")
+    ctx.update(
+        {
+            "mq_version": pa.array(_mq_version(smf_rel.to_pylist()), type=pa.string()),
+            "smf_time_local": pa.array(local_us, type=ts_local, mask=~date_ok),
+            "smf_time": pa.array(local_us - offset_min.astype(np.int64) * 60_000_000, type=ts_utc, mask=~offset_ok),
+            "utc_offset_minutes": pa.array(offset_min, type=pa.int32(), mask=~offset_ok),
+            "record_stck": pa.array(stck_us, type=ts_utc, mask=~stck_ok),
+            "interval_start_local": pa.array(start_local_us, type=ts_local, mask=~start_ok),
+            "interval_start": pa.array(start_utc, type=ts_utc, mask=~with_utc),
+            "interval_end": pa.array(start_utc + dur_us, type=ts_utc, mask=~with_utc),
+            "interval_seconds": pa.array(dur_us / 1e6, type=pa.float64(), mask=~start_ok),
+        }
+    )
+    return ctx
+
+
+def _mq_version(rels: list[str | None]) -> list[str | None]:
+    """'933' -> '9.3.3'; QWHXREL '100000' -> '10.0.0'."""
+    memo: dict[str | None, str | None] = {}
+    out = []
+    for r in rels:
+        if r not in memo:
+            if r and r.isdigit() and len(r) == 3:
+                memo[r] = f"{r[0]}.{r[1]}.{r[2]}"
+            elif r and r.isdigit() and len(r) == 6:
+                memo[r] = f"{int(r[:2])}.{int(r[2:4])}.{int(r[4:])}"
+            else:
+                memo[r] = r or None
+        out.append(memo[r])
+    return out
+
+
+CONTEXT_TYPED = (
+    "source_file", "record_offset", "smf_type", "smf_subtype", "system_id", "qmgr", "qsg", "smf_rel",
+    "mq_version", "smf_time_local", "smf_time", "utc_offset_minutes", "record_stck",
+    "interval_start_local", "interval_start", "interval_end", "interval_seconds",
+)
+CONTEXT_RAW = (
+    "source_file", "record_offset", "smf_type", "smf_subtype", "system_id", "qmgr", "qsg", "smf_rel",
+    "smf_date", "smf_time_hundredths", "qwhs_stck", "interval_start", "interval_duration_raw",
+)
+
+
+def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[str], mode: str = TYPED):
+    """Decode the named structures from the good records. Returns ({name: pa.RecordBatch},
+    {record index: problem}) where problems are structure-level defects of a record."""
+    ctx = record_context(rb, hd, mode)
+    out: dict[str, pa.RecordBatch] = {}
+    problems: dict[int, str] = {}
+    located = {}
+    for name in names:
+        lay = layouts()[name]
+        inst, probs = locate(rb, hd, lay, good)
+        problems.update({k: v for k, v in probs.items() if k not in problems})
+        located[name] = (lay, inst)
+    bad = np.zeros(len(rb), dtype=bool)
+    if problems:
+        bad[list(problems)] = True
+    for name, (lay, inst) in located.items():
+        keep = ~bad[inst.record]
+        if not keep.all():
+            inst = _subset(inst, keep)
+        cols, length = structure_columns(rb, lay, inst, mode)
+        take = pa.array(inst.record)
+        arrays = {k: ctx[k].take(take) for k in (CONTEXT_TYPED if mode == TYPED else CONTEXT_RAW)}
+        arrays["structure_length"] = pa.array(length, type=pa.int32())
+        arrays["entry_index"] = pa.array(inst.entry_index, type=pa.int32())
+        arrays.update(cols)
+        out[name] = pa.RecordBatch.from_pydict(arrays)
+    return out, problems
+
+
+def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
+    """The schema of a structure's batches, derived from its layout alone (no data needed)."""
+    rb = RecordBuffer(np.zeros(64, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), "", 0)
+    hd = parse_headers(rb)
+    batches, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
+    return batches[layouts()[name].name].schema
+
+
+def structures_in(smf_type: int, smf_subtype: int) -> list[str]:
+    return [lay.name for _, lay in placements().get((smf_type, smf_subtype), [])]

@@ -1,0 +1,406 @@
+"""File framing: find the logical SMF records in a dump as transferred from z/OS.
+
+Three framings exist (layouts spec, section 1): RDW (each segment prefixed by a record descriptor
+word), BDW (raw VBS blocks of RDW segments) and NORDW (records concatenated, no descriptor words).
+Spanned records (first/middle/last segments) are reassembled so triplet offsets, which count the
+first segment's RDW, stay valid.
+
+Damage never stops the walk: a bad span is quarantined (file offset, length, reason) and the walk
+resynchronises on the next position where a plausible chain of records starts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .codecs import is_packed_date
+
+FRAMINGS = ("rdw", "bdw", "nordw")
+SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE = 0, 1, 2, 3
+MAX_SEGMENT = 32760
+# SMF record types that may appear in an MQ dump; used only to judge resynchronisation candidates.
+_RESYNC_CHAIN = 3  # a candidate must be followed by this many well-formed records (or the end)
+
+
+class FramingError(ValueError):
+    """The framing could not be determined or was given wrongly."""
+
+
+@dataclass
+class Quarantined:
+    offset: int  # byte offset in the file
+    length: int
+    reason: str
+
+
+@dataclass
+class Framed:
+    """Logical records found in one buffer.
+
+    ``offsets[i]`` is the file offset of record i's first RDW (NORDW: of its first byte);
+    ``lengths[i]`` its logical length counting a 4-byte RDW (as triplet offsets do); records that
+    were spanned have their reassembled bytes (RDW included) in ``spanned[i]``.
+    """
+
+    framing: str
+    offsets: np.ndarray
+    lengths: np.ndarray
+    spanned: dict[int, bytes]
+    quarantine: list[Quarantined]
+    segments: int = 0
+    header_bytes: int = field(default=0)  # 4 for RDW/BDW (record starts at its RDW), 0 for NORDW
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+
+def _u16(b, p: int) -> int:
+    return (b[p] << 8) | b[p + 1]
+
+
+def _plausible_record_start(b, p: int, n: int, rdw: bool) -> bool:
+    """Does an SMF record (type, flag, packed date) plausibly start at p? For rdw=True p points at
+    an RDW, otherwise at the SMF flag byte."""
+    h = p + 4 if rdw else p
+    if h + 10 > n:
+        return False
+    return is_packed_date(b[h + 6], b[h + 7], b[h + 8], b[h + 9])
+
+
+def _rdw_ok(b, p: int, n: int, limit: int) -> bool:
+    """Is there a sane RDW at p (within the end ``limit``)?"""
+    if p + 4 > limit:
+        return False
+    length = _u16(b, p)
+    seg = b[p + 2]
+    if length < 5 or length > MAX_SEGMENT or seg > 3 or b[p + 3] != 0 or p + length > limit:
+        return False
+    if seg in (SEG_COMPLETE, SEG_FIRST):
+        return length >= 14 and _plausible_record_start(b, p, n, rdw=True)
+    return True
+
+
+class _Builder:
+    def __init__(self, framing: str, base: int) -> None:
+        self.framing = framing
+        self.base = base
+        self.offsets: list[int] = []
+        self.lengths: list[int] = []
+        self.spanned: dict[int, bytes] = {}
+        self.quarantine: list[Quarantined] = []
+        self.segments = 0
+        # spanned record being assembled: (file offset of first RDW, [pieces])
+        self.open: tuple[int, list[bytes]] | None = None
+
+    def bad(self, offset: int, length: int, reason: str) -> None:
+        self.quarantine.append(Quarantined(self.base + offset, length, reason))
+
+    def segment(self, b, p: int, length: int) -> None:
+        """Accept one well-formed RDW segment at p."""
+        self.segments += 1
+        seg = b[p + 2]
+        if seg == SEG_COMPLETE:
+            self.drop_open(p, "spanned record has no last segment: a complete record follows")
+            self.offsets.append(p)
+            self.lengths.append(length)
+        elif seg == SEG_FIRST:
+            self.drop_open(p, "spanned record has no last segment: another first segment follows")
+            self.open = (p, [bytes(b[p : p + length])])
+        else:
+            if self.open is None:
+                what = "last" if seg == SEG_LAST else "middle"
+                self.bad(p, length, f"orphan {what} segment of a spanned record (no first segment)")
+                return
+            self.open[1].append(bytes(b[p + 4 : p + length]))
+            if seg == SEG_LAST:
+                start, pieces = self.open
+                self.open = None
+                data = b"".join(pieces)
+                self.spanned[len(self.offsets)] = data
+                self.offsets.append(start)
+                self.lengths.append(len(data))
+
+    def drop_open(self, p: int, reason: str) -> None:
+        if self.open is not None:
+            start, pieces = self.open
+            self.bad(start, p - start, reason)
+            self.open = None
+
+    def finish(self, n: int) -> Framed:
+        if self.open is not None:
+            start, _ = self.open
+            self.bad(start, n - start, "file ends inside a spanned record (truncated)")
+            self.open = None
+        return Framed(
+            framing=self.framing,
+            offsets=np.asarray(self.offsets, dtype=np.int64) + self.base,
+            lengths=np.asarray(self.lengths, dtype=np.int64),
+            spanned={i: v for i, v in self.spanned.items()},
+            quarantine=self.quarantine,
+            segments=self.segments,
+            header_bytes=0 if self.framing == "nordw" else 4,
+        )
+
+
+def _resync_rdw(b, start: int, n: int) -> int:
+    """Next position >= start where a chain of well-formed RDW records begins (or n)."""
+    arr = np.frombuffer(b, dtype=np.uint8, count=n) if not isinstance(b, np.ndarray) else b[:n]
+    p = start
+    window = 1 << 20
+    while p < n - 4:
+        hi = min(n - 4, p + window)
+        seg = arr[p + 2 : hi + 2]
+        cand = np.nonzero((seg <= 1) & (arr[p + 3 : hi + 3] == 0))[0] + p
+        for q in cand:
+            q = int(q)
+            if _chain_ok(b, q, n):
+                return q
+        p = hi
+    return n
+
+
+def _chain_ok(b, q: int, n: int) -> bool:
+    for _ in range(_RESYNC_CHAIN):
+        if q == n:
+            return True
+        if not _rdw_ok(b, q, n, n):
+            return False
+        q += _u16(b, q)
+    return True
+
+
+def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
+    n = len(b) if n is None else n
+    out = _Builder("rdw", base)
+    p = 0
+    while p < n:
+        if n - p < 4:
+            out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for an RDW)")
+            break
+        length = _u16(b, p)
+        if _rdw_ok(b, p, n, n):
+            nxt = p + length
+            if nxt == n or _rdw_ok(b, nxt, n, n) or _tail_is_short(b, nxt, n):
+                out.segment(b, p, length)
+                p = nxt
+                continue
+            # Either this record's length or the next record is damaged: a valid record starting
+            # inside this one means the length is wrong.
+            q = _resync_rdw(b, p + 4, n)
+            if q >= nxt:
+                out.segment(b, p, length)
+                p = nxt
+                continue
+            out.drop_open(p, "spanned record interrupted by damaged data")
+            out.bad(p, q - p, f"damaged RDW length {length}: a valid record starts inside it at offset {base + q}")
+            p = q
+            continue
+        q = _resync_rdw(b, p + 1, n)
+        out.drop_open(p, "spanned record interrupted by damaged data")
+        if q == n and 5 <= length <= MAX_SEGMENT and b[p + 2] <= 3 and b[p + 3] == 0 and p + length > n:
+            out.bad(p, n - p, f"truncated record: RDW says {length} bytes, {n - p} remain")
+            break
+        out.bad(p, q - p, _rdw_reason(b, p, n))
+        p = q
+    return out.finish(n)
+
+
+def _tail_is_short(b, p: int, n: int) -> bool:
+    """After a good record, a truncated final record still counts as a boundary."""
+    if p + 4 > n:
+        return True
+    length = _u16(b, p)
+    return 5 <= length <= MAX_SEGMENT and b[p + 2] <= 3 and b[p + 3] == 0 and p + length > n
+
+
+def _rdw_reason(b, p: int, n: int) -> str:
+    length = _u16(b, p)
+    seg = b[p + 2]
+    if length < 5 or length > MAX_SEGMENT:
+        return f"invalid RDW length {length}"
+    if seg > 3 or b[p + 3] != 0:
+        return f"invalid RDW segment descriptor X'{seg:02X}{b[p + 3]:02X}'"
+    if seg in (SEG_COMPLETE, SEG_FIRST) and not _plausible_record_start(b, p, n, rdw=True):
+        return "no valid SMF header after the RDW (bad packed date)"
+    return f"record of {length} bytes is not followed by a valid RDW (damaged length)"
+
+
+def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
+    n = len(b) if n is None else n
+    out = _Builder("bdw", base)
+    p = 0
+    while p < n:
+        if n - p < 8:
+            out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for a block)")
+            break
+        blen = _u16(b, p)
+        if b[p] & 0x80 or blen < 8 or b[p + 2] != 0 or b[p + 3] != 0:
+            q = _resync_bdw(b, p + 1, n)
+            out.drop_open(p, "spanned record interrupted by damaged data")
+            out.bad(p, q - p, f"invalid BDW (length {blen}, X'{b[p + 2]:02X}{b[p + 3]:02X}')")
+            p = q
+            continue
+        end = p + blen
+        if end > n:
+            end_note = f"truncated block: BDW says {blen} bytes, {n - p} remain"
+            end = n
+        else:
+            end_note = ""
+        s = p + 4
+        while s < end:
+            if not _rdw_ok(b, s, n, end):
+                if end_note and end - s >= 4 and _u16(b, s) + s > end:
+                    out.drop_open(s, "spanned record cut short by truncation")
+                    out.bad(s, end - s, end_note)
+                else:
+                    out.drop_open(s, "spanned record interrupted by damaged data")
+                    out.bad(s, end - s, "segment does not fit its block: " + _rdw_reason(b, s, n))
+                s = end
+                break
+            out.segment(b, s, _u16(b, s))
+            s += _u16(b, s)
+        p = end
+    return out.finish(n)
+
+
+def _bdw_ok(b, p: int, n: int) -> bool:
+    if p + 8 > n:
+        return False
+    blen = _u16(b, p)
+    if b[p] & 0x80 or blen < 8 or b[p + 2] or b[p + 3]:
+        return False
+    end = min(n, p + blen)
+    s = p + 4
+    while s < end:
+        if not _rdw_ok(b, s, n, end):
+            return False
+        s += _u16(b, s)
+    return s == p + blen
+
+
+def _resync_bdw(b, start: int, n: int) -> int:
+    for q in range(start, n - 8):
+        if b[q + 2] == 0 and b[q + 3] == 0 and _bdw_ok(b, q, n):
+            return q
+    return n
+
+
+def _nordw_length(b, p: int, n: int) -> tuple[int, str]:
+    """Length of the NORDW record at p (excluding the virtual RDW), or (0, reason)."""
+    if p + 14 > n:
+        return 0, f"{n - p} stray bytes at end of file (too short for an SMF header)"
+    if not _plausible_record_start(b, p, n, rdw=False):
+        return 0, "no valid SMF header (bad packed date)"
+    flag, rtype = b[p], b[p + 1]
+    if rtype not in (115, 116):
+        return (24 if flag & 0x40 else 14), ""
+    if p + 32 > n:
+        return 0, "record too short for its triplets (truncated)"
+    # Triplet offsets count a 4-byte RDW that is absent here.
+    off0 = int.from_bytes(b[p + 24 : p + 28], "big") - 4
+    len0 = _u16(b, p + 28)
+    nsda = 2
+    if len0 >= 8 and 0 <= off0 and p + off0 + 7 <= n:
+        nsda = max(1, b[p + off0 + 6])
+    end = 0
+    for i in range(nsda):
+        t = p + 24 + 8 * i
+        if t + 8 > n:
+            return 0, "record too short for its triplets (truncated)"
+        off = int.from_bytes(b[t : t + 4], "big") - 4
+        ln, cnt = _u16(b, t + 4), _u16(b, t + 6)
+        if cnt:
+            end = max(end, off + ln * cnt)
+    end = max(end, 24 + 8 * nsda)
+    if end > 1 << 24:
+        return 0, f"implausible record length {end} from its triplets"
+    if p + end > n:
+        return 0, f"truncated record: its triplets need {end} bytes, {n - p} remain"
+    return end, ""
+
+
+def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
+    n = len(b) if n is None else n
+    out = _Builder("nordw", base)
+    p = 0
+    while p < n:
+        length, reason = _nordw_length(b, p, n)
+        if length:
+            nxt = p + length
+            ok = nxt == n or _nordw_length(b, nxt, n)[0] or _nordw_truncated(b, nxt, n)
+            q = n if ok else _resync_nordw(b, p + 1, n)
+            if q >= nxt:
+                out.segments += 1
+                out.offsets.append(p)
+                out.lengths.append(length + 4)
+                p = nxt
+                continue
+            reason = f"damaged triplets (record length {length}): a valid record starts inside it at offset {base + q}"
+        else:
+            q = _resync_nordw(b, p + 1, n)
+        out.bad(p, q - p, reason)
+        p = q
+    return out.finish(n)
+
+
+def _nordw_truncated(b, p: int, n: int) -> bool:
+    length, reason = _nordw_length(b, p, n)
+    return not length and (reason.startswith(("truncated", "record too short")) or "stray" in reason)
+
+
+def _resync_nordw(b, start: int, n: int) -> int:
+    for q in range(start, n - 14):
+        if b[q + 1] in (2, 3, 115, 116) and _plausible_record_start(b, q, n, rdw=False):
+            length, _ = _nordw_length(b, q, n)
+            if length and (q + length == n or _nordw_length(b, q + length, n)[0] or _nordw_truncated(b, q + length, n)):
+                return q
+    return n
+
+
+def detect_framing(b, n: int | None = None) -> str:
+    """RDW, BDW or NORDW, judged from the first records (layouts spec, section 1.4)."""
+    n = len(b) if n is None else n
+    if n < 14:
+        raise FramingError(f"{n} bytes is too short to hold an SMF record")
+    scores = {}
+    for name in FRAMINGS:
+        scores[name] = _chain_length(b, n, name)
+    best = max(scores, key=lambda k: scores[k])
+    if scores[best] == 0:
+        raise FramingError("no SMF record found at the start of the file with RDW, BDW or NORDW framing")
+    return best
+
+
+def _chain_length(b, n: int, framing: str, limit: int = 20) -> int:
+    """How many well-formed units chain from offset 0 under a framing (up to limit)."""
+    p, k = 0, 0
+    while p < n and k < limit:
+        if framing == "rdw":
+            if not _rdw_ok(b, p, n, n):
+                return k
+            p += _u16(b, p)
+        elif framing == "bdw":
+            if not _bdw_ok(b, p, n):
+                return k
+            p += _u16(b, p)
+        else:
+            length, _ = _nordw_length(b, p, n)
+            if not length:
+                return k
+            p += length
+        k += 1
+    return k
+
+
+FRAMERS = {"rdw": frame_rdw, "bdw": frame_bdw, "nordw": frame_nordw}
+
+
+def frame(b, framing: str = "auto") -> Framed:
+    """Find the logical records of a whole file held in memory (bytes, memoryview or mmap)."""
+    if framing == "auto":
+        framing = detect_framing(b)
+    if framing not in FRAMERS:
+        raise FramingError(f"unknown framing {framing!r}; use one of auto, {', '.join(FRAMINGS)}")
+    return FRAMERS[framing](b)

@@ -1,0 +1,95 @@
+"""Writing decoded structures: JSON lines keyed by IBM field names (diffable against any other
+decoder), CSV and parquet."""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from .codecs import TOD_UNIX_EPOCH
+from .layouts import layouts
+
+FORMATS = ("jsonl", "csv", "parquet")
+# Context keys of the JSON lines, in order (the expected/ golden files use these).
+JSON_CONTEXT = (
+    "smf_type", "smf_subtype", "record_offset", "system_id", "qmgr", "smf_rel", "qsg", "smf_date",
+    "smf_time_hundredths", "qwhs_stck", "interval_start", "interval_duration_raw",
+)
+
+
+def _stck_iso(v: int | None) -> str | None:
+    if not v or v == 0xFFFFFFFFFFFFFFFF:
+        return None
+    us = (v >> 12) - (TOD_UNIX_EPOCH >> 12)
+    return datetime.fromtimestamp(us // 1_000_000, UTC).replace(microsecond=us % 1_000_000).isoformat()
+
+
+def json_records(name: str, batch: pa.RecordBatch):
+    """Dicts keyed by IBM names from a RAW-mode batch; STCK fields also get a ``<name>_utc`` key."""
+    lay = layouts()[name]
+    fields = [(f.column, f.name, f.kind) for f in lay.data_fields]
+    flag_names = [fl.name for fl in lay.flags]
+    for row in batch.to_pylist():
+        out = {"structure": name}
+        out.update({k: row[k] for k in JSON_CONTEXT})
+        out["source_file"] = row["source_file"]
+        if lay.entry_start is not None:
+            out["entry_index"] = row["entry_index"]
+        for col, ibm, kind in fields:
+            out[ibm] = row[col]
+            if kind == "stck":
+                out[f"{ibm}_utc"] = _stck_iso(row[col])
+        for fl in flag_names:
+            out[fl] = row[fl]
+        yield out
+
+
+def write_json_lines(path: str, items, append: bool = False) -> int:
+    n = 0
+    with open(path, "a" if append else "w", encoding="utf-8") as f:
+        for name, batch in items:
+            for rec in json_records(name, batch):
+                f.write(json.dumps(rec, ensure_ascii=False))
+                f.write("\n")
+                n += 1
+    return n
+
+
+class TableSink:
+    """Collects batches per structure and writes one file per structure into a folder."""
+
+    def __init__(self, out_dir: str, fmt: str) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+        self.out_dir, self.fmt = out_dir, fmt
+        os.makedirs(out_dir, exist_ok=True)
+        self.writers: dict[str, object] = {}
+        self.rows: dict[str, int] = {}
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.out_dir, f"{name}.{self.fmt}")
+
+    def add(self, name: str, batch: pa.RecordBatch) -> None:
+        self.rows[name] = self.rows.get(name, 0) + batch.num_rows
+        if self.fmt == "jsonl":
+            write_json_lines(self.path(name), [(name, batch)], append=name in self.writers)
+            self.writers[name] = True
+            return
+        w = self.writers.get(name)
+        if w is None:
+            if self.fmt == "parquet":
+                w = pq.ParquetWriter(self.path(name), batch.schema)
+            else:
+                w = pacsv.CSVWriter(self.path(name), batch.schema)
+            self.writers[name] = w
+        w.write_batch(batch)
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            if hasattr(w, "close"):
+                w.close()
