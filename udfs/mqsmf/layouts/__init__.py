@@ -142,6 +142,8 @@ class Layout:
     entry_size: int | None = None
     entry_count: int | None = None
     entry_key: str | None = None
+    # Columns that, with the queue manager and the interval (or record time), identify one row.
+    natural_key: tuple[str, ...] = ()
     flags: tuple[Flag, ...] = field(default=())
 
     @property
@@ -214,6 +216,7 @@ def layouts() -> dict[str, Layout]:
             entry_size=_opt_int(r["entry_size"]),
             entry_count=_opt_int(r["entry_count"]),
             entry_key=r["entry_key"] or None,
+            natural_key=tuple(r["natural_key"].split()),
             flags=tuple(flags.get(name, ())),
         )
     return out
