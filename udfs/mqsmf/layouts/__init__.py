@@ -72,6 +72,8 @@ class Field:
     type: str  # specification vocabulary
     since: str
     meaning: str
+    # Readable snake_case name used from the staging models on (optional column of the table).
+    alias: str = ""
 
     @property
     def kind(self) -> str:
@@ -181,7 +183,7 @@ def _read_csv(name: str) -> list[dict[str, str]]:
 
 def _fields(name: str) -> tuple[Field, ...]:
     return tuple(
-        Field(r["field"], int(r["offset"]), int(r["length"]), r["type"], r["since"], r["meaning"])
+        Field(r["field"], int(r["offset"]), int(r["length"]), r["type"], r["since"], r["meaning"], r.get("alias") or "")
         for r in _read_csv(f"{name}.csv")
     )
 
