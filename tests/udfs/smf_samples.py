@@ -56,7 +56,7 @@ def to_nordw(data: bytes) -> bytes:
     """Logical records (spanned segments joined) with no descriptor words."""
     fr = frame(data, "rdw")
     out = bytearray()
-    for i, (off, length) in enumerate(zip(fr.offsets, fr.lengths)):
+    for i, (off, length) in enumerate(zip(fr.offsets, fr.lengths, strict=True)):
         rec = fr.spanned.get(i) or data[off : off + length]
         out += rec[4:]
     return bytes(out)

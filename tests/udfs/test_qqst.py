@@ -24,8 +24,18 @@ def _struct(lay, values: dict) -> np.ndarray:
 
 def qqst_entry(ll: int, name: str, flags: int) -> bytes:
     lay = layout("QQST")
-    values = {"QQSTID": 0xD80F, "QQSTLL": ll, "QQSTEYEC": "QQST", "QQSTQNAM": name, "QQSTFLAG": flags,
-              "QQSTPSID": 3, "QQSTBPID": 1, "QQSTQSGN": "", "QQSTCFST": "", "QQSTDPTH": 7}
+    values = {
+        "QQSTID": 0xD80F,
+        "QQSTLL": ll,
+        "QQSTEYEC": "QQST",
+        "QQSTQNAM": name,
+        "QQSTFLAG": flags,
+        "QQSTPSID": 3,
+        "QQSTBPID": 1,
+        "QQSTQSGN": "",
+        "QQSTCFST": "",
+        "QQSTDPTH": 7,
+    }
     # Every later field gets a distinctive non-zero value, so "absent" cannot hide behind a zero.
     for i, f in enumerate(lay.data_fields):
         if f.offset >= 84 and f.kind in ("int", "u64"):
@@ -43,14 +53,41 @@ def record_216(entries: list[bytes], rel: str = "933") -> bytes:
     body_off = data_off + qwhs.size
     total = body_off + entry_len * len(entries)
     now_us = 1_700_000_000_000_000
-    hdr = _struct(smf, {"SM11xFLG": 0x5E, "SM11xRTY": 115, "SM11xTME": 360000, "SM11xDTE": int(days_to_packed_date([19675])[0]).to_bytes(4, "big"),
-                        "SM11xSID": "SYSA", "SM11xSSI": "QM01", "SM11xSTF": 216, "SM11xREL": rel}).tobytes()
+    hdr = _struct(
+        smf,
+        {
+            "SM11xFLG": 0x5E,
+            "SM11xRTY": 115,
+            "SM11xTME": 360000,
+            "SM11xDTE": int(days_to_packed_date([19675])[0]).to_bytes(4, "big"),
+            "SM11xSID": "SYSA",
+            "SM11xSSI": "QM01",
+            "SM11xSTF": 216,
+            "SM11xREL": rel,
+        },
+    ).tobytes()
     rdw = total.to_bytes(2, "big") + b"\0\0"
-    triplets = (data_off.to_bytes(4, "big") + qwhs.size.to_bytes(2, "big") + (1).to_bytes(2, "big")
-                + body_off.to_bytes(4, "big") + entry_len.to_bytes(2, "big") + len(entries).to_bytes(2, "big"))
-    qw = _struct(qwhs, {"QWHSLEN": 52, "QWHSTYP": 1, "QWHSRMID": 26, "QWHSNSDA": 2, "QWHSSSID": "QM01",
-                        "QWHSSTCK": int(unix_us_to_stck([now_us])[0]), "QWHSTIME": int(unix_us_to_stck([now_us - 1_800_000_000])[0]),
-                        "QWHSDURN": 1_800_000_000}).tobytes()
+    triplets = (
+        data_off.to_bytes(4, "big")
+        + qwhs.size.to_bytes(2, "big")
+        + (1).to_bytes(2, "big")
+        + body_off.to_bytes(4, "big")
+        + entry_len.to_bytes(2, "big")
+        + len(entries).to_bytes(2, "big")
+    )
+    qw = _struct(
+        qwhs,
+        {
+            "QWHSLEN": 52,
+            "QWHSTYP": 1,
+            "QWHSRMID": 26,
+            "QWHSNSDA": 2,
+            "QWHSSSID": "QM01",
+            "QWHSSTCK": int(unix_us_to_stck([now_us])[0]),
+            "QWHSTIME": int(unix_us_to_stck([now_us - 1_800_000_000])[0]),
+            "QWHSDURN": 1_800_000_000,
+        },
+    ).tobytes()
     return rdw + hdr[4:] + triplets + qw + b"".join(entries)
 
 
@@ -62,6 +99,7 @@ def decoded(tmp_path):
         tables, report = read_file(str(path))
         assert not report.quarantine, report.quarantine
         return tables["QQST"].to_pylist()
+
     return run
 
 

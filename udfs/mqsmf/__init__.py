@@ -9,7 +9,15 @@ from .layouts import layout, layouts
 from .reader import FileReport, QuarantineEntry, iter_file, quarantine_table, read_file
 
 __all__ = [
-    "RAW", "TYPED", "FileReport", "QuarantineEntry", "arrow_schema", "iter_file", "layout", "layouts",
-    "quarantine_table", "read_file",
+    "RAW",
+    "TYPED",
+    "FileReport",
+    "QuarantineEntry",
+    "arrow_schema",
+    "iter_file",
+    "layout",
+    "layouts",
+    "quarantine_table",
+    "read_file",
 ]
 __version__ = "0.1.0"

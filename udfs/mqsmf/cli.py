@@ -69,7 +69,9 @@ def _inspect(args: argparse.Namespace) -> int:
         for key in sorted(set(report.read) | set(report.quarantined), key=lambda k: (k[0] or -1, k[1] or -1)):
             t, s = key
             label = "unframed" if t is None else f"{t}/{s}" if s is not None and s >= 0 else f"{t}"
-            print(f"    {label:10s} {report.read[key]:7d} {report.decoded[key]:7d} {report.skipped[key]:7d} {report.quarantined[key]:7d}")
+            print(
+                f"    {label:10s} {report.read[key]:7d} {report.decoded[key]:7d} {report.skipped[key]:7d} {report.quarantined[key]:7d}"
+            )
         print("  structures: " + ", ".join(f"{k} {v:,}" for k, v in sorted(report.instances.items())))
         print("  queue managers: " + ", ".join(f"{k} ({v:,} rows)" for k, v in sorted(qmgrs.items())))
         print("  systems: " + ", ".join(sorted(systems)))

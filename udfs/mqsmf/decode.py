@@ -130,7 +130,9 @@ def parse_headers(rb: RecordBuffer) -> Headers:
     qwhx_off = np.where(long_qwhs, qwhslen, 36 + 92)
     want_qwhx = has_qwhs & flag & (long_qwhs | (short_qwhs & rel_is_10)) & (len0 >= qwhx_off + 16)
     qwhx = np.zeros(n, dtype=qwhx_lay.numpy_dtype())
-    qwhx[want_qwhx] = view(gather(rb, starts[want_qwhx] + qwhx_off[want_qwhx], np.full(want_qwhx.sum(), 16), 16), qwhx_lay)
+    qwhx[want_qwhx] = view(
+        gather(rb, starts[want_qwhx] + qwhx_off[want_qwhx], np.full(want_qwhx.sum(), 16), 16), qwhx_lay
+    )
     has_qwhx = want_qwhx & (qwhx["QWHXLEN"] == 16)
 
     # Number of meaningful triplets: QWHSNSDA, or 2 without a QWHS (as IBM's formatter assumes).
@@ -217,7 +219,9 @@ def locate(rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray) -> tupl
         k = np.arange(lay.entry_count)
         rec = np.repeat(inst.record, lay.entry_count)
         start = np.repeat(inst.start, lay.entry_count) + lay.entry_start + np.tile(k, len(inst.start)) * lay.entry_size
-        end_ok = (np.tile(k, len(inst.start)) + 1) * lay.entry_size + lay.entry_start <= np.repeat(inst.avail, lay.entry_count)
+        end_ok = (np.tile(k, len(inst.start)) + 1) * lay.entry_size + lay.entry_start <= np.repeat(
+            inst.avail, lay.entry_count
+        )
         inst = Instances(rec, start, np.full(len(rec), lay.entry_size), np.tile(k, len(inst.start)))
         inst = _subset(inst, end_ok)
         key = lay.field(lay.entry_key)
@@ -278,7 +282,9 @@ def _apply_mask(arr: pa.Array, mask) -> pa.Array:
     return pc.if_else(pa.array(mask), pa.nulls(len(arr), arr.type), arr)
 
 
-def structure_columns(rb: RecordBuffer, lay: Layout, inst: Instances, mode: str = TYPED) -> tuple[dict[str, pa.Array], np.ndarray]:
+def structure_columns(
+    rb: RecordBuffer, lay: Layout, inst: Instances, mode: str = TYPED
+) -> tuple[dict[str, pa.Array], np.ndarray]:
     """Decode all instances of one structure: field columns and each instance's structure length."""
     raw = gather(rb, inst.start, inst.avail, lay.size)
     data = view(raw, lay)
@@ -304,7 +310,9 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
     """Per-record context columns (Arrow arrays of the batch's length)."""
     smf, qwhs, qwhx = hd.smf, hd.qwhs, hd.qwhx
     n = len(rb)
-    days, date_ok = codecs.packed_date_to_days(smf["SM11xDTE"].view(">u4").astype(np.uint32) if n else np.zeros(0, np.uint32))
+    days, date_ok = codecs.packed_date_to_days(
+        smf["SM11xDTE"].view(">u4").astype(np.uint32) if n else np.zeros(0, np.uint32)
+    )
     hund = smf["SM11xTME"].astype(np.int64)
     local_us = days * 86_400_000_000 + hund * 10_000
     stck_us, stck_ok = codecs.stck_to_unix_us(qwhs["QWHSSTCK"])
@@ -380,13 +388,38 @@ def _mq_version(rels: list[str | None]) -> list[str | None]:
 
 
 CONTEXT_TYPED = (
-    "source_file", "record_offset", "smf_type", "smf_subtype", "system_id", "qmgr", "qsg", "smf_rel",
-    "mq_version", "smf_time_local", "smf_time", "utc_offset_minutes", "record_stck",
-    "interval_start_local", "interval_start", "interval_end", "interval_seconds",
+    "source_file",
+    "record_offset",
+    "smf_type",
+    "smf_subtype",
+    "system_id",
+    "qmgr",
+    "qsg",
+    "smf_rel",
+    "mq_version",
+    "smf_time_local",
+    "smf_time",
+    "utc_offset_minutes",
+    "record_stck",
+    "interval_start_local",
+    "interval_start",
+    "interval_end",
+    "interval_seconds",
 )
 CONTEXT_RAW = (
-    "source_file", "record_offset", "smf_type", "smf_subtype", "system_id", "qmgr", "qsg", "smf_rel",
-    "smf_date", "smf_time_hundredths", "qwhs_stck", "interval_start", "interval_duration_raw",
+    "source_file",
+    "record_offset",
+    "smf_type",
+    "smf_subtype",
+    "system_id",
+    "qmgr",
+    "qsg",
+    "smf_rel",
+    "smf_date",
+    "smf_time_hundredths",
+    "qwhs_stck",
+    "interval_start",
+    "interval_duration_raw",
 )
 
 
@@ -421,7 +454,9 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
 
 def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
     """The schema of a structure's batches, derived from its layout alone (no data needed)."""
-    rb = RecordBuffer(np.zeros(64, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), "", 0)
+    rb = RecordBuffer(
+        np.zeros(64, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), "", 0
+    )
     hd = parse_headers(rb)
     batches, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
     return batches[layouts()[name].name].schema

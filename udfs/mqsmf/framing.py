@@ -302,7 +302,7 @@ def _nordw_length(b, p: int, n: int) -> tuple[int, str]:
     off0 = int.from_bytes(b[p + 24 : p + 28], "big") - 4
     len0 = _u16(b, p + 28)
     nsda = 2
-    if len0 >= 8 and 0 <= off0 and p + off0 + 7 <= n:
+    if len0 >= 8 and off0 >= 0 and p + off0 + 7 <= n:
         nsda = max(1, b[p + off0 + 6])
     end = 0
     for i in range(nsda):

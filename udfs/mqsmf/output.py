@@ -17,8 +17,18 @@ from .layouts import layouts
 FORMATS = ("jsonl", "csv", "parquet")
 # Context keys of the JSON lines, in order (the expected/ golden files use these).
 JSON_CONTEXT = (
-    "smf_type", "smf_subtype", "record_offset", "system_id", "qmgr", "smf_rel", "qsg", "smf_date",
-    "smf_time_hundredths", "qwhs_stck", "interval_start", "interval_duration_raw",
+    "smf_type",
+    "smf_subtype",
+    "record_offset",
+    "system_id",
+    "qmgr",
+    "smf_rel",
+    "qsg",
+    "smf_date",
+    "smf_time_hundredths",
+    "qwhs_stck",
+    "interval_start",
+    "interval_duration_raw",
 )
 
 

@@ -89,7 +89,7 @@ def _open(path: str):
     size = os.path.getsize(path)
     if size == 0:
         return b"", None
-    f = open(path, "rb")
+    f = open(path, "rb")  # noqa: SIM115 - stays open as long as the mmap over it
     try:
         return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), f
     except (ValueError, OSError):
@@ -127,7 +127,9 @@ def _batches(fr: Framed, data, source: str, batch_bytes: int) -> Iterator[tuple[
                 buf[pos : pos + len(rec)] = rec
                 base[k - i] = pos
                 pos += len(rec)
-        rb = RecordBuffer(buf, base.astype(np.int64), fr.lengths[i:j].copy(), fr.offsets[i:j].copy(), source, len(buf) - _PAD)
+        rb = RecordBuffer(
+            buf, base.astype(np.int64), fr.lengths[i:j].copy(), fr.offsets[i:j].copy(), source, len(buf) - _PAD
+        )
         yield rb, np.arange(i, j)
         i = j
 
@@ -172,7 +174,7 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
     known = set(placements())
     problem = list(hd.problem)
     good = np.array([p is None for p in problem], dtype=bool)
-    decodable = np.array([(int(t), int(s)) in known for t, s in zip(types, subs)], dtype=bool)
+    decodable = np.array([(int(t), int(s)) in known for t, s in zip(types, subs, strict=True)], dtype=bool)
     batches, probs = decode_batch(rb, hd, good & decodable, names, mode)
     for i, reason in probs.items():
         problem[i] = reason
@@ -182,7 +184,9 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
         if problem[i] is not None:
             report.quarantined[key] += 1
             report.quarantine.append(
-                QuarantineEntry(rb.source_file, int(rb.file_offset[i]), int(rb.length[i]), problem[i], rb.record_bytes(i), *key)
+                QuarantineEntry(
+                    rb.source_file, int(rb.file_offset[i]), int(rb.length[i]), problem[i], rb.record_bytes(i), *key
+                )
             )
         elif decodable[i]:
             report.decoded[key] += 1
