@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import codecs
-from .layouts import Layout, header_layout, layouts, placements
+from .layouts import Layout, header_layout, layouts
 
 TYPED, RAW = "typed", "raw"
 MQ_TYPES = (115, 116)
@@ -302,10 +302,6 @@ def structure_columns(
 # --------------------------------------------------------------------------------------------
 
 
-def _ebcdic_np(a: np.ndarray) -> np.ndarray:
-    return np.array(codecs.ebcdic_to_str(a).to_pylist(), dtype=object)
-
-
 def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str, np.ndarray | pa.Array]:
     """Per-record context columns (Arrow arrays of the batch's length)."""
     smf, qwhs, qwhx = hd.smf, hd.qwhs, hd.qwhx
@@ -387,15 +383,9 @@ def _mq_version(rels: list[str | None]) -> list[str | None]:
     return out
 
 
-CONTEXT_TYPED = (
-    "source_file",
-    "record_offset",
-    "smf_type",
-    "smf_subtype",
-    "system_id",
-    "qmgr",
-    "qsg",
-    "smf_rel",
+# Context columns every row carries: identity first, then the mode's time columns.
+_CONTEXT_IDENTITY = ("source_file", "record_offset", "smf_type", "smf_subtype", "system_id", "qmgr", "qsg", "smf_rel")
+CONTEXT_TYPED = _CONTEXT_IDENTITY + (
     "mq_version",
     "smf_time_local",
     "smf_time",
@@ -406,15 +396,7 @@ CONTEXT_TYPED = (
     "interval_end",
     "interval_seconds",
 )
-CONTEXT_RAW = (
-    "source_file",
-    "record_offset",
-    "smf_type",
-    "smf_subtype",
-    "system_id",
-    "qmgr",
-    "qsg",
-    "smf_rel",
+CONTEXT_RAW = _CONTEXT_IDENTITY + (
     "smf_date",
     "smf_time_hundredths",
     "qwhs_stck",
@@ -460,7 +442,3 @@ def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
     hd = parse_headers(rb)
     batches, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
     return batches[layouts()[name].name].schema
-
-
-def structures_in(smf_type: int, smf_subtype: int) -> list[str]:
-    return [lay.name for _, lay in placements().get((smf_type, smf_subtype), [])]

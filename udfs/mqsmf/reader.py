@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .decode import MQ_TYPES, TYPED, RecordBuffer, decode_batch, parse_headers
+from .decode import TYPED, RecordBuffer, decode_batch, parse_headers
 from .framing import Framed, frame
 from .layouts import layouts, placements
 
@@ -225,7 +225,3 @@ def read_file(path: str, structures: Iterable[str] | None = None, framing: str =
     for name, batch in iter_file(path, structures, framing, mode, report=report):
         parts.setdefault(name, []).append(batch)
     return {k: pa.Table.from_batches(v) for k, v in parts.items()}, report
-
-
-def record_types_of(types: np.ndarray) -> np.ndarray:
-    return np.isin(types, MQ_TYPES)
