@@ -1,0 +1,166 @@
+"""Queue-sharing group scenario generator: ``mqsmf generate``.
+
+Python API::
+
+    from mqsmf.generate import ScenarioConfig, Target, generate_scenario, write_scenario
+
+    cfg = ScenarioConfig(seed=7, qmgrs=4, queues=50, intervals=6,
+                         inject=(Target.parse("BP01"), Target.parse("Q03@QM03")),
+                         violate=(Target.parse("nmag_gt_flgt"),))
+    sc = generate_scenario(cfg)           # runs the model; nothing written yet
+    sc.truth("QQST")                      # pyarrow Table: every QQST instance, typed like the decoder's rows
+    sc.manifest["injected"]               # where each pathology is, with the rule's value and threshold
+    write_scenario(sc, "qsg.dat", framing="rdw", corrupt=["bitflip"])   # + qsg.dat.manifest.json
+
+The model, the record layout rules and the manifest are described in the modules: ``topology``
+(queue managers, pools, page sets, CF structures, queues), ``workload`` (the interval simulation
+and its invariants), ``pathology`` (--inject / --violate / partial records), ``rules`` (the oracle
+that proves each injection fires), ``corrupt`` (--corrupt), ``scenario`` (records, truth, manifest).
+This module imports only numpy and pyarrow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .config import (
+    CORRUPTIONS,
+    PRESETS,
+    SUPPORTED_CHECKS,
+    SUPPORTED_RULES,
+    VERSIONS,
+    ScenarioConfig,
+    Target,
+    parse_targets,
+)
+from .scenario import Scenario, generate_scenario, write_scenario
+
+__all__ = [
+    "CORRUPTIONS",
+    "PRESETS",
+    "SUPPORTED_CHECKS",
+    "SUPPORTED_RULES",
+    "VERSIONS",
+    "Scenario",
+    "ScenarioConfig",
+    "Target",
+    "add_subcommand",
+    "config_from_args",
+    "generate_scenario",
+    "plan_scenario",
+    "write_scenario",
+]
+
+
+def plan_scenario(config: ScenarioConfig) -> Scenario:
+    """A scenario planned but not yet run (``write_scenario`` runs it once while writing)."""
+    return Scenario(config)
+
+
+def add_subcommand(subparsers) -> None:
+    g = subparsers.add_parser(
+        "generate",
+        help="write a queue-sharing group's SMF 115 dump (and its manifest) from a seeded scenario",
+        description="Generate SMF 115 statistics of a queue-sharing group: subtypes 1, 2, 201, 215, 216 "
+        "(QQST) and 231 for MQ 9.3.0 to 10.0, with optional MP16 pathologies, invariant violations and "
+        "file damage. Writes FILE and FILE.manifest.json.",
+    )
+    g.add_argument("--out", required=True, metavar="FILE", help="dump file to write")
+    g.add_argument("--seed", type=int, default=ScenarioConfig.seed)
+    g.add_argument("--preset", choices=sorted(PRESETS), help="large-day: 10 qmgrs x 2,000 queues x 48 intervals")
+    g.add_argument("--qmgrs", type=int, help=f"queue managers (default {ScenarioConfig.qmgrs})")
+    g.add_argument("--lpars", type=int, help=f"LPARs they run on (default {ScenarioConfig.lpars})")
+    g.add_argument("--queues", type=int, help=f"queues per queue manager, all kinds (default {ScenarioConfig.queues})")
+    g.add_argument("--shared-queues", type=int, help="shared queues (default: a fifth of --queues)")
+    g.add_argument("--intervals", type=int, help=f"statistics intervals (default {ScenarioConfig.intervals})")
+    g.add_argument(
+        "--interval-seconds", type=int, help=f"STATIME in seconds (default {ScenarioConfig.interval_seconds})"
+    )
+    g.add_argument("--start", help=f"first interval start, UTC ISO 8601 (default {ScenarioConfig.start})")
+    g.add_argument("--qsg", help=f"queue-sharing group name (default {ScenarioConfig.qsg})")
+    g.add_argument("--versions", help=f"MQ versions given to the queue managers in turn (default {','.join(VERSIONS)})")
+    g.add_argument(
+        "--max-record-bytes",
+        type=int,
+        help="longest logical record; above 32,760 records are spanned over several segments",
+    )
+    g.add_argument("--no-partial-records", action="store_true", help="leave out the CF-access partial-record event")
+    g.add_argument(
+        "--inject",
+        action="append",
+        metavar="RULE[@QMGR[:OBJECT]][#K],...",
+        help=f"drive the workload into a rule's pathology: {', '.join(SUPPORTED_RULES)}",
+    )
+    g.add_argument(
+        "--violate",
+        action="append",
+        metavar="CHECK[@QMGR[:OBJECT]][#K],...",
+        help=f"write records that break an invariant: {', '.join(SUPPORTED_CHECKS)}",
+    )
+    g.add_argument("--corrupt", action="append", metavar="KIND,...", help=f"damage the file: {', '.join(CORRUPTIONS)}")
+    g.add_argument("--framing", choices=("rdw", "bdw", "nordw"), default="rdw")
+    g.add_argument("--block-size", type=int, default=32760, help="VBS block size (RDW segmentation and BDW blocks)")
+    g.set_defaults(func=_generate)
+
+
+def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
+    overrides = {
+        key: getattr(args, attr)
+        for key, attr in (
+            ("seed", "seed"),
+            ("qmgrs", "qmgrs"),
+            ("lpars", "lpars"),
+            ("queues", "queues"),
+            ("shared_queues", "shared_queues"),
+            ("intervals", "intervals"),
+            ("interval_seconds", "interval_seconds"),
+            ("start", "start"),
+            ("qsg", "qsg"),
+            ("max_record_bytes", "max_record_bytes"),
+        )
+        if getattr(args, attr) is not None
+    }
+    if args.versions:
+        overrides["versions"] = tuple(v for v in args.versions.split(",") if v.strip())
+    if args.no_partial_records:
+        overrides["partial_records"] = False
+    overrides["inject"] = parse_targets(args.inject, SUPPORTED_RULES, "rule")
+    overrides["violate"] = parse_targets(args.violate, SUPPORTED_CHECKS, "check")
+    if args.preset:
+        return ScenarioConfig.preset(args.preset, **overrides)
+    if "lpars" not in overrides and "qmgrs" in overrides:
+        overrides["lpars"] = min(ScenarioConfig.lpars, overrides["qmgrs"])
+    return ScenarioConfig(**overrides)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from .pathology import PlanError
+
+    corrupt = [k.strip() for v in args.corrupt or () for k in v.split(",") if k.strip()]
+    bad = [k for k in corrupt if k not in CORRUPTIONS]
+    try:
+        if bad:
+            raise ValueError(f"unknown corruption {bad[0]!r}; use {', '.join(CORRUPTIONS)}")
+        config = config_from_args(args)
+        manifest = write_scenario(plan_scenario(config), args.out, args.framing, corrupt, args.block_size)
+    except (ValueError, PlanError, OSError) as e:
+        print(f"mqsmf generate: {e}", file=sys.stderr)
+        return 2
+    f = manifest["file"]
+    print(
+        f"{args.out}: {f['size']:,} bytes, {f['logical_records']:,} records ({f['spanned_records']:,} spanned), "
+        f"framing {f['framing']}"
+    )
+    print("  instances: " + ", ".join(f"{k} {v:,}" for k, v in manifest["counts"]["instances"].items()))
+    for inj in manifest["injected"]:
+        print(
+            f"  injected {inj['rule_id']} ({inj['severity']}) on {inj['qmgr']} {inj['object_type']} "
+            f"{inj['object_name']} at {inj['interval_start']}"
+        )
+    for v in manifest["violations"]:
+        print(f"  violated {v['check']} on {v['qmgr']} {v.get('object_name', '')} at {v['interval_start']}")
+    for c in manifest["corruptions"]:
+        print(f"  corrupted ({c['kind']}) at byte {c['offset']}: {c['change']}")
+    print(f"  manifest: {args.out}.manifest.json")
+    return 0

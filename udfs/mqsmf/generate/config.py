@@ -1,0 +1,204 @@
+"""Scenario configuration: sizes, MQ versions, time base, and the pathologies to produce.
+
+Everything a scenario contains follows from this object and its seed, so the same configuration
+always writes the same bytes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime
+
+# MQ version -> (SM11xREL, QWHXREL). From MQ 10 the 3-character release says '946' and the real
+# version is in the QWHX extension header.
+VERSIONS: dict[str, tuple[str, str | None]] = {
+    "9.3.0": ("930", None),
+    "9.3.1": ("931", None),
+    "9.3.3": ("933", None),
+    "9.4.0": ("940", None),
+    "9.4.3": ("943", None),
+    "10.0.0": ("946", "100000"),
+}
+VERSION_ALIASES = {"9.4": "9.4.0", "10": "10.0.0", "10.0": "10.0.0"}
+
+# Rules of ../shared/docs/mp16-rules.md that --inject can drive a workload into.
+SUPPORTED_RULES = (
+    "BP01",
+    "BP02",
+    "BP03",
+    "BP04",
+    "BP05",
+    "BP06",
+    "LOG01",
+    "LOG02",
+    "LOG03",
+    "CF01",
+    "CF02",
+    "CF03",
+    "Q01",
+    "Q02",
+    "Q03",
+    "Q04",
+    "Q07",
+    "Q10",
+)
+# Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
+SUPPORTED_CHECKS = (
+    "nmag_gt_flgt",
+    "tmfg_gt_flgt",
+    "partial_nonzero_depth",
+    "partial_nonzero_age",
+    "puts_split",
+    "put1_split",
+    "gets_split",
+    "put_bytes_split",
+    "dplo_gt_dphi",
+    "depth_outside_watermarks",
+    "msg_size_order",
+    "pool_free_gt_buffers",
+    "pageset_unused_gt_total",
+    "interval_gap",
+    "interval_overlap",
+    "duplicate_record",
+)
+CORRUPTIONS = ("truncate", "bitflip", "badrdw")
+
+PRESETS = {
+    # 10 queue managers x 2,000 queues x 48 half-hour intervals = 960,000 QQST instances.
+    "large-day": dict(qmgrs=10, lpars=4, queues=2000, intervals=48, interval_seconds=1800),
+}
+
+_SPEC = re.compile(r"^(?P<id>[A-Za-z0-9_]+)(?:@(?P<qmgr>[A-Za-z0-9]{1,4})(?::(?P<obj>[^#]+))?)?(?:#(?P<k>\d+))?$")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One --inject or --violate request: ``ID[@QMGR[:OBJECT]][#INTERVAL]``.
+
+    Unset parts are chosen from the seed. OBJECT is a buffer pool number (BP rules), a CF
+    structure name (CF rules), a queue name (Q rules and QQST checks), a page set number, or
+    omitted (LOG rules, interval checks). INTERVAL counts from 0."""
+
+    id: str
+    qmgr: str | None = None
+    object_name: str | None = None
+    interval: int | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Target:
+        m = _SPEC.match(spec.strip())
+        if not m:
+            raise ValueError(f"bad target {spec!r}: use ID[@QMGR[:OBJECT]][#INTERVAL], e.g. BP01@QM02:1#3")
+        k = m.group("k")
+        return cls(m.group("id"), m.group("qmgr"), m.group("obj"), int(k) if k is not None else None)
+
+    def __str__(self) -> str:
+        s = self.id
+        if self.qmgr:
+            s += f"@{self.qmgr}" + (f":{self.object_name}" if self.object_name else "")
+        return s + (f"#{self.interval}" if self.interval is not None else "")
+
+
+def parse_targets(values: list[str] | tuple[str, ...] | None, known: tuple[str, ...], what: str) -> tuple[Target, ...]:
+    """Comma-separated specs (repeatable option) -> Targets; unknown ids are an error."""
+    out = []
+    for value in values or ():
+        for spec in value.split(","):
+            if not spec.strip():
+                continue
+            t = Target.parse(spec)
+            tid = t.id.upper() if what == "rule" else t.id.lower()
+            if tid not in known:
+                raise ValueError(f"unknown {what} {t.id!r}; supported: {', '.join(known)}")
+            out.append(replace(t, id=tid))
+    return tuple(out)
+
+
+def normalise_version(v: str) -> str:
+    v = VERSION_ALIASES.get(v.strip(), v.strip())
+    if v not in VERSIONS:
+        raise ValueError(f"unsupported MQ version {v!r}; supported: {', '.join(VERSIONS)} (9.4 = 9.4.0, 10 = 10.0.0)")
+    return v
+
+
+@dataclass(frozen=True)
+class ScenarioConfig:
+    """A queue-sharing group scenario. ``queues`` counts every queue a queue manager reports in
+    115/216 (system, shared and private), so the large day is 10 x 2,000 x 48 QQST instances."""
+
+    seed: int = 1
+    qmgrs: int = 6
+    lpars: int = 3
+    queues: int = 40
+    shared_queues: int | None = None  # default: a fifth of the queues, when there are 2+ queue managers
+    intervals: int = 4
+    interval_seconds: int = 1800  # STATIME
+    start: str = "2025-06-02T00:00:00Z"  # first interval start, UTC
+    qsg: str = "QSGA"
+    versions: tuple[str, ...] = tuple(VERSIONS)  # assigned to the queue managers in turn
+    inject: tuple[Target, ...] = ()
+    violate: tuple[Target, ...] = ()
+    max_record_bytes: int = 32760  # longest logical record (RDW included) before instances go to a new record
+    partial_records: bool = True  # a CF access problem leaves one queue manager with partial QQST records
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "versions", tuple(normalise_version(v) for v in self.versions))
+        if not 1 <= self.qmgrs <= 999:
+            raise ValueError("qmgrs must be 1..999")
+        if not 1 <= self.lpars <= self.qmgrs:
+            raise ValueError("lpars must be 1..qmgrs")
+        if not 1 <= self.queues <= 60000:
+            raise ValueError("queues must be 1..60000")
+        if self.intervals < 1:
+            raise ValueError("intervals must be >= 1")
+        if not 60 <= self.interval_seconds <= 86400:
+            raise ValueError("interval_seconds must be 60..86400")
+        if not 1 <= len(self.qsg) <= 4:
+            raise ValueError("qsg names are 1-4 characters")
+        if not self.versions:
+            raise ValueError("at least one MQ version")
+        if self.max_record_bytes < 4096:
+            raise ValueError("max_record_bytes must be >= 4096")
+        _ = self.start_us  # validates the timestamp
+
+    @property
+    def start_us(self) -> int:
+        ts = datetime.fromisoformat(self.start.replace("Z", "+00:00"))
+        if ts.tzinfo is None:
+            ts = ts.replace(tzinfo=UTC)
+        return int(ts.timestamp()) * 1_000_000 + ts.microsecond
+
+    @property
+    def n_shared(self) -> int:
+        if self.qmgrs < 2 and self.shared_queues is None:
+            return 0
+        n = self.queues // 5 if self.shared_queues is None else self.shared_queues
+        return max(0, min(n, self.queues - 1))
+
+    @classmethod
+    def preset(cls, name: str, **overrides) -> ScenarioConfig:
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}")
+        return cls(**{**PRESETS[name], **overrides})
+
+    def as_dict(self) -> dict:
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = (
+                [str(t) for t in v] if f.name in ("inject", "violate") else list(v) if isinstance(v, tuple) else v
+            )
+        return out
+
+
+__all__ = [
+    "CORRUPTIONS",
+    "PRESETS",
+    "SUPPORTED_CHECKS",
+    "SUPPORTED_RULES",
+    "VERSIONS",
+    "ScenarioConfig",
+    "Target",
+    "normalise_version",
+    "parse_targets",
+]

@@ -1,0 +1,207 @@
+"""Damage a written dump in ways a reader must survive, and say exactly what it must quarantine.
+
+* ``truncate``: the file ends in the middle of a record (an interrupted transfer). That record is
+  quarantined (from its start to the end of the file); every record before it decodes; the
+  records after it (and the dump trailer) are gone.
+* ``bitflip``: one bit of a structure's eyecatcher flips. The record is quarantined as a whole
+  (identifier/eyecatcher check); all other records decode.
+* ``badrdw``: a record's RDW length is too long (RDW and BDW framings). The framing walk
+  quarantines that record's bytes and resynchronises on the next record.
+
+Damaged records are chosen from the seed among complete (single-segment) 115 records, away from
+each other and from the file's ends."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..layouts import placements
+
+TRIPLET_AREA = 28
+
+
+def _read(path: str, offset: int, length: int) -> bytes:
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        return fh.read(length)
+
+
+def _patch(path: str, offset: int, data: bytes) -> None:
+    with open(path, "r+b") as fh:
+        fh.seek(offset)
+        fh.write(data)
+
+
+def _logical_to_file(rec: dict, logical: int, framing: str) -> int:
+    # Logical offsets count the first RDW; a NORDW record has none.
+    return rec["offset"] + logical - (4 if framing == "nordw" else 0)
+
+
+def _eyecatcher_position(path: str, rec: dict, framing: str) -> tuple[int, str]:
+    """File offset of the first byte of the record's first eyecatcher, and the structure."""
+    head = _read(path, rec["offset"] - (4 if framing == "nordw" else 0), min(rec["length"], 512))
+    if framing == "nordw":
+        head = b"\0\0\0\0" + head[4:]
+    for t, lay in sorted(placements()[(115, rec["subtype"])], key=lambda x: x[0]):
+        if not lay.eyecatcher:
+            continue
+        p = TRIPLET_AREA + 8 * t
+        off = int.from_bytes(head[p : p + 4], "big")
+        count = int.from_bytes(head[p + 6 : p + 8], "big")
+        if count:
+            eye = next(f for f in lay.data_fields if f.kind == "char")
+            return _logical_to_file(rec, off + eye.offset, framing), lay.name
+    raise ValueError(f"record at {rec['offset']} has no structure with an eyecatcher")
+
+
+def apply_corruptions(
+    path: str, framing: str, index: list[dict], kinds: list[str], rng: np.random.Generator
+) -> list[dict]:
+    if not kinds:
+        return []
+    if len(set(kinds)) != len(kinds):
+        raise ValueError("each corruption kind can be applied once")
+    if "badrdw" in kinds and framing == "nordw":
+        raise ValueError("badrdw needs RDW or BDW framing (a NORDW file has no RDWs)")
+    n = len(index)
+    single = [i for i, e in enumerate(index) if e["smf_type"] == 115 and len(e["segments"]) == 1]
+    taken: set[int] = set()
+    thirds = {"bitflip": (0.05, 0.33), "badrdw": (0.33, 0.66), "truncate": (0.66, 0.95)}
+    out = []
+    for kind in sorted(kinds, key=lambda x: ("bitflip", "badrdw", "truncate").index(x)):
+        lo, hi = thirds[kind]
+        cands = [
+            i for i in single if lo * n <= i < hi * n and 2 <= i < n - 2 and not any(abs(i - j) <= 2 for j in taken)
+        ]
+        if kind == "badrdw":
+            cands = [i for i in cands if _badrdw_ok(index, i, framing)]
+        if not cands:
+            cands = [
+                i
+                for i in single
+                if 2 <= i < n - 2
+                and not any(abs(i - j) <= 2 for j in taken)
+                and (kind != "badrdw" or _badrdw_ok(index, i, framing))
+            ]
+        if not cands:
+            raise ValueError(f"no record suitable for {kind} (the scenario is too small)")
+        i = int(cands[int(rng.integers(0, len(cands)))])
+        taken.add(i)
+        rec = index[i]
+        what = {"smf_type": 115, "smf_subtype": rec["subtype"], "qmgr": rec["qmgr"], "interval": rec["k"]}
+        if kind == "bitflip":
+            pos, structure = _eyecatcher_position(path, rec, framing)
+            byte = _read(path, pos, 1)[0]
+            _patch(path, pos, bytes([byte ^ 0x01]))
+            out.append(
+                dict(
+                    kind=kind,
+                    offset=pos,
+                    length=1,
+                    record=dict(what, offset=rec["offset"], structure=structure),
+                    change=f"byte {pos}: X'{byte:02X}' -> X'{byte ^ 0x01:02X}' (first eyecatcher byte of {structure})",
+                    expected_quarantine=[
+                        dict(
+                            offset=rec["offset"],
+                            length=rec["length"],
+                            smf_type=115,
+                            smf_subtype=rec["subtype"],
+                            reason_contains="eyecatcher",
+                        )
+                    ],
+                    records_lost=[
+                        dict(offset=rec["offset"], smf_type=115, smf_subtype=rec["subtype"], instances=rec["instances"])
+                    ],
+                )
+            )
+        elif kind == "badrdw":
+            seg_off, seg_len = rec["segments"][0]
+            nxt = index[i + 1]
+            delta = _bad_length_delta(path, rec, nxt, framing)
+            _patch(path, seg_off, (seg_len + delta).to_bytes(2, "big"))
+            out.append(
+                dict(
+                    kind=kind,
+                    offset=seg_off,
+                    length=2,
+                    record=dict(what, offset=rec["offset"]),
+                    change=f"RDW length {seg_len} -> {seg_len + delta}",
+                    expected_quarantine=[
+                        dict(
+                            offset=rec["offset"],
+                            length=seg_len,
+                            smf_type=None,
+                            smf_subtype=None,
+                            reason_contains="RDW" if framing == "rdw" else "block",
+                        )
+                    ],
+                    records_lost=[
+                        dict(offset=rec["offset"], smf_type=115, smf_subtype=rec["subtype"], instances=rec["instances"])
+                    ],
+                )
+            )
+        else:
+            seg_off, seg_len = rec["segments"][0]
+            cut = seg_off + seg_len // 2
+            size = os.path.getsize(path)
+            with open(path, "r+b") as fh:
+                fh.truncate(cut)
+            lost = [e for e in index[i:]]
+            out.append(
+                dict(
+                    kind=kind,
+                    offset=cut,
+                    length=size - cut,
+                    record=dict(what, offset=rec["offset"]),
+                    change=f"file cut at byte {cut} (was {size} bytes)",
+                    expected_quarantine=[
+                        dict(
+                            offset=rec["offset"],
+                            length=cut - rec["offset"],
+                            smf_type=None,
+                            smf_subtype=None,
+                            reason_contains="truncated",
+                        )
+                    ],
+                    records_lost=[
+                        dict(
+                            offset=e["offset"],
+                            smf_type=e["smf_type"],
+                            smf_subtype=e["subtype"],
+                            instances=e.get("instances", {}),
+                        )
+                        for e in lost
+                    ],
+                )
+            )
+    out.sort(key=lambda c: c["record"]["offset"])
+    return out
+
+
+def _badrdw_ok(index: list[dict], i: int, framing: str) -> bool:
+    """The record is followed by a complete record; in BDW it must end its block, so that the
+    damaged length runs past the block end and only this record is lost."""
+    if i + 1 >= len(index) or len(index[i + 1]["segments"]) != 1:
+        return False
+    seg_off, seg_len = index[i]["segments"][0]
+    nxt_off = index[i + 1]["segments"][0][0]
+    if framing == "rdw":
+        return nxt_off == seg_off + seg_len
+    return nxt_off == seg_off + seg_len + 4  # a BDW sits between them
+
+
+def _bad_length_delta(path: str, rec: dict, nxt: dict, framing: str) -> int:
+    """How much longer the damaged RDW claims to be: it ends inside the next record, at a place
+    that cannot pass for an RDW (so the walk cannot take the wrong length for a good one)."""
+    seg_off, seg_len = rec["segments"][0]
+    nxt_off, nxt_len = nxt["segments"][0]
+    if framing == "bdw":
+        return 8
+    body = _read(path, nxt_off, nxt_len)
+    for delta in range(7, min(nxt_len - 8, 32760 - seg_len)):
+        p = delta  # position inside the next record where the bad length ends
+        if p + 4 <= len(body) and (body[p + 2] > 3 or body[p + 3] != 0):
+            return delta
+    raise ValueError("no position for a damaged RDW length")

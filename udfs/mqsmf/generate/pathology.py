@@ -1,0 +1,593 @@
+"""Where and how a scenario goes wrong: --inject (drive the workload into an MP16 rule's
+pathology), --violate (write records that break a data invariant), and the partial-record events
+a clean scenario contains anyway.
+
+Every item is placed deterministically from the seed on a queue manager, object and interval
+that no other item touches (items claim what they change), and is described in the manifest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .config import Target
+from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_SHORT, ROLE_SYS, QueueManager
+from .workload import QmgrInterval
+
+US = 1_000_000
+
+# The MQ version that first has the fields a rule or check reads.
+RULE_VERSION = {"Q02": "9.3.3", "Q03": "9.3.3", "Q04": "9.3.1", "Q07": "9.3.3", "Q10": "9.3.1"}
+CHECK_VERSION = {
+    "nmag_gt_flgt": "9.3.3",
+    "tmfg_gt_flgt": "9.3.3",
+    "partial_nonzero_age": "9.3.1",
+    "puts_split": "9.3.3",
+    "put1_split": "9.3.3",
+    "gets_split": "9.3.3",
+    "put_bytes_split": "9.3.3",
+    "dplo_gt_dphi": "9.3.3",
+    "depth_outside_watermarks": "9.3.3",
+    "msg_size_order": "9.3.3",
+}
+# Intervals before (and after) the chosen one that the item also shapes.
+RULE_WINDOW = {"Q03": (3, 1), "Q04": (2, 1), "Q10": (3, 1)}
+# Target share of a pool's buffers the peak use reaches (and whether objects count) per rule.
+POOL_FILL = {
+    "BP01": (1.08, True),
+    "BP02": (0.975, True),
+    "BP04": (0.90, True),
+    "BP05": (0.88, True),
+    "BP06": (1.06, True),
+    "Q02": (0.88, False),
+}
+LOG02_MB_PER_S = 75.0  # above 0.9 x the fastest reference log rate for ~1 KB persistent messages (64.7 MB/s)
+LOG02_MESSAGE = 1024
+
+
+def _vkey(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+@dataclass
+class Planned:
+    injected: list[dict] = field(default_factory=list)
+    violations: list[dict] = field(default_factory=list)
+    partials: list[dict] = field(default_factory=list)
+    assumptions: dict = field(default_factory=dict)
+    record_hooks: dict[tuple[int, str], dict] = field(default_factory=dict)
+    duplicates: set[tuple[int, str, int]] = field(default_factory=set)
+    mutations: dict[tuple[int, int], list[Callable[[QmgrInterval], None]]] = field(default_factory=dict)
+    claims: set[tuple] = field(default_factory=set)
+
+    def mutate(self, qi: QmgrInterval) -> None:
+        for fn in self.mutations.get((qi.k, qi.m), ()):
+            fn(qi)
+
+
+class PlanError(ValueError):
+    """An --inject / --violate request cannot be placed in this scenario."""
+
+
+class _Planner:
+    def __init__(self, scenario, rng: np.random.Generator) -> None:
+        self.sc = scenario
+        self.topo = scenario.topology
+        self.fx = scenario.effects
+        self.cfg = scenario.config
+        self.K = self.cfg.intervals
+        self.T = self.cfg.interval_seconds
+        self.rng = rng
+        self.out = Planned()
+
+    # -- helpers -----------------------------------------------------------------------------
+    def start(self, k: int) -> int:
+        return self.cfg.start_us + k * self.T * US
+
+    def iso(self, k: int) -> str:
+        from .scenario import iso
+
+        return iso(self.start(k))
+
+    def qmgrs(self, target: Target, min_version: str | None) -> list[QueueManager]:
+        cands = self.topo.qmgrs if target.qmgr is None else [self.topo.qmgr(target.qmgr)]
+        if min_version:
+            ok = [q for q in cands if _vkey(q.version) >= _vkey(min_version)]
+            if not ok:
+                raise PlanError(
+                    f"{target}: needs MQ {min_version} or later (its fields are absent before); "
+                    f"queue managers: {', '.join(f'{q.name} {q.version}' for q in cands)}"
+                )
+            cands = ok
+        return cands
+
+    def intervals(self, target: Target, before: int, after: int) -> list[int]:
+        lo, hi = before, self.K - 1
+        if target.interval is not None:
+            k = target.interval
+            if not lo <= k <= hi:
+                raise PlanError(
+                    f"{target}: interval {k} must be in {lo}..{hi} "
+                    f"({before} earlier interval(s) needed; scenario has {self.K})"
+                )
+            return [k]
+        ks = list(range(lo, hi + 1))
+        preferred = [k for k in ks if k >= 1 and k + after <= hi] or [k for k in ks if k >= 1] or ks
+        if not ks:
+            raise PlanError(f"{target}: needs at least {before + 1} intervals (scenario has {self.K})")
+        return preferred
+
+    def free(self, claims: list[tuple]) -> bool:
+        for c in claims:
+            if c in self.out.claims:
+                return False
+            if c[0] != "qi" and ("qi", c[1], c[-1]) in self.out.claims:
+                return False
+            if c[0] == "qi" and any(x[1] == c[1] and x[-1] == c[-1] for x in self.out.claims):
+                return False
+        return True
+
+    def place(self, target: Target, candidates: list[tuple], what: str):
+        """Pick the first free candidate in seeded random order; candidates are (claims, value)."""
+        order = self.rng.permutation(len(candidates)) if candidates else []
+        for i in order:
+            claims, value = candidates[i]
+            if self.free(claims):
+                self.out.claims.update(claims)
+                return value
+        raise PlanError(f"{target}: no {what} left to place it on (all taken or not eligible)")
+
+    def queue_candidates(self, target: Target, qms, ks, before, after, pred) -> list:
+        out = []
+        for qm in qms:
+            Q = qm.queues
+            if target.object_name is not None:
+                idx = [qm.queue_index(target.object_name)]
+            else:
+                idx = [int(q) for q in np.nonzero(pred(qm, Q))[0]]
+            for q in idx:
+                for k in ks:
+                    span = range(max(0, k - before), min(self.K, k + after + 1))
+                    out.append(([("queue", qm.index, q, kk) for kk in span], (qm, q, k)))
+        return out
+
+    def busy(self, qm: QueueManager, Q) -> np.ndarray:
+        """Private application queues that carry enough traffic to shape."""
+        per_interval = (Q.persistent_rate + Q.nonpersistent_rate) * self.T
+        return (Q.category == CAT_PRIVATE) & (per_interval >= 200)
+
+    def pool_for(self, qm: QueueManager, target: Target, roles: tuple[str, ...]) -> list[int]:
+        if target.object_name is not None:
+            pool = int(target.object_name)
+            qm.pool_index(pool)
+            return [pool]
+        return [int(p) for p, r in zip(qm.pools, qm.pool_roles, strict=True) if r in roles]
+
+    def record_injection(
+        self, rule: str, qm: QueueManager, object_type: str, object_name: str, k: int, how: str, **extra
+    ):
+        self.out.injected.append(
+            dict(
+                rule_id=rule,
+                qmgr=qm.name,
+                object_type=object_type,
+                object_name=object_name,
+                interval=k,
+                interval_start=self.iso(k),
+                how=how,
+                **extra,
+            )
+        )
+
+    # -- injections ----------------------------------------------------------------------------
+    def inject(self, target: Target) -> None:
+        rule = target.id
+        before, after = RULE_WINDOW.get(rule, (0, 0))
+        qms = self.qmgrs(target, RULE_VERSION.get(rule))
+        ks = self.intervals(target, before, after)
+        fx = self.fx
+        if rule in ("BP01", "BP02", "BP04", "BP05", "BP06", "Q02"):
+            roles = (ROLE_SYS,) if rule in ("BP05", "BP06") else (ROLE_SHORT,)
+            share, with_objects = POOL_FILL[rule]
+            cands = []
+            for qm in qms:
+                for pool in self.pool_for(qm, target, roles + ((ROLE_SHORT,) if rule in ("BP05", "BP06") else ())):
+                    Q = qm.queues
+                    in_pool = (Q.bpid == pool) & ~Q.is_shared & np.isin(Q.category, (CAT_PRIVATE, CAT_SYS_POOL0))
+                    small = in_pool & (Q.size_mean <= 3000)  # one page per message: the share is exact
+                    for q in np.nonzero(small if small.any() else in_pool)[0]:
+                        for k in ks:
+                            claims = [("pool", qm.index, pool, k), ("queue", qm.index, int(q), k)]
+                            cands.append((claims, (qm, pool, int(q), k)))
+            qm, pool, q, k = self.place(target, cands, "buffer pool")
+            fx.fill[(k, qm.index, q)] = (share, with_objects)
+            qname = str(qm.queues.name[q])
+            if rule == "Q02":
+                how = f"a burst on {qname} peaks at {share:.0%} of the pool's buffers in message pages"
+            elif rule in ("BP01", "BP06"):
+                how = (
+                    f"a burst on {qname} overflows the pool ({share:.0%} of its buffers): pages pushed to the page set "
+                    f"and read back when got"
+                )
+            else:
+                how = f"a burst on {qname} takes the pool's peak use to {share:.1%} of its buffers"
+            self.record_injection(
+                rule, qm, "buffer_pool", str(pool), k, how + ", drained before the collection", queue=qname
+            )
+            return
+        if rule == "BP03":
+            cands = [
+                ([("pool", qm.index, pool, k)], (qm, pool, k))
+                for qm in qms
+                for pool in self.pool_for(qm, target, (ROLE_SHORT, ROLE_SYS))
+                for k in ks
+            ]
+            qm, pool, k = self.place(target, cands, "buffer pool")
+            steals = 40_000 + int(self.rng.integers(0, 20_000))
+            fx.pool[(k, qm.index, pool)] = {"QPSTSTL": steals, "QPSTSTLA": int(steals * 0.6)}
+            self.record_injection(
+                rule,
+                qm,
+                "buffer_pool",
+                str(pool),
+                k,
+                "thrashing: buffers stolen while still wanted, with contention on 60 % of the steals",
+            )
+            return
+        if rule in ("LOG01", "LOG02", "LOG03"):
+            cands = []
+            for qm in qms:
+                for k in ks:
+                    claims = [("log", qm.index, k)]
+                    if rule == "LOG02":
+                        for q in np.nonzero(self.busy(qm, qm.queues) & (qm.queues.bpid >= 0))[0]:
+                            more = [("queue", qm.index, int(q), k), ("pool", qm.index, int(qm.queues.bpid[q]), k)]
+                            cands.append((claims + more, (qm, k, int(q))))
+                    else:
+                        cands.append((claims, (qm, k, None)))
+            qm, k, q = self.place(target, cands, "queue manager interval")
+            if rule == "LOG01":
+                fx.log[(k, qm.index)] = {"QJSTWTB": 20 + int(self.rng.integers(0, 80))}
+                how = "log output buffers all in use: writers waited (OUTBUFF too small for a burst)"
+            elif rule == "LOG02":
+                per_msg = LOG02_MESSAGE + 1300 + 500
+                msgs = int(np.ceil(LOG02_MB_PER_S * 2**20 * self.T / per_msg))
+                fx.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
+                how = (
+                    f"{msgs:,} persistent {LOG02_MESSAGE}-byte messages put and got on {qm.queues.name[q]} "
+                    f"(about {LOG02_MB_PER_S:.0f} MB/s of log)"
+                )
+            else:
+                fx.checkpoint[(k, qm.index)] = 20
+                how = "20 checkpoints in the interval (LOGLOAD set far too low / log switches)"
+            self.record_injection(rule, qm, "queue_manager", qm.name, k, how)
+            return
+        if rule in ("CF01", "CF02", "CF03"):
+            names = self.topo.structure_names
+            if target.object_name is not None:
+                structs = [names.index(target.object_name)] if target.object_name in names else []
+                if not structs:
+                    raise PlanError(f"{target}: no CF structure {target.object_name!r} (have {', '.join(names)})")
+            elif rule == "CF02":
+                structs = [names.index("CSQ_ADMIN")]
+            else:
+                structs = [i for i, n in enumerate(names) if n.startswith("APPL")]
+            cands = []
+            for qm in qms:
+                for s in structs:
+                    for k in ks:
+                        cands.append(([("cf", qm.index, s, k)], (qm, s, k)))
+            qm, s, k = self.place(target, cands, "CF structure")
+            _, entries, elements, _ = self.topo.structures[s]
+            if rule in ("CF01", "CF02"):
+                fx.cf[(k, qm.index, s)] = {
+                    "QESTSFUL": 3 + int(self.rng.integers(0, 30)),
+                    "QESTMNUS": entries,
+                    "QESTMLUS": int(elements * 0.97),
+                }
+                if rule == "CF01":
+                    fx.failed_puts[(k, qm.index, s)] = 25
+                how = "structure full: all entries in use; puts failed with 2192"
+            else:
+                fx.size_spread.add((k, qm.index, s))
+                fx.redrive[(k, qm.index, s)] = 0.6
+                how = "message sizes straddle the CF buffer boundaries: 60 % of the gets are re-driven"
+            self.record_injection(rule, qm, "cf_structure", names[s], k, how)
+            return
+        if rule == "Q01":
+            cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+            qm, k = self.place(target, cands, "queue manager interval")
+            name = target.object_name or f"CSQ.{int(self.rng.integers(0, 2**63)):016X}"
+            fx.dynamic.setdefault((k, qm.index), []).append(dict(name=name, psid=0, bpid=0, depth=20))
+            self.record_injection(
+                rule, qm, "queue", name, k, "dynamic reply queue from a SYSTEM-class model lands on page set 0 / pool 0"
+            )
+            return
+        # Queue rules
+        min_cap = 10 if rule == "Q03" else 1  # three rises of at least 3 messages stay inside the pool budget
+
+        def shorts(qm, Q):
+            return self.busy(qm, Q) & (Q.bpid == qm.pool_of_role(ROLE_SHORT)) & (Q.depth_cap >= min_cap)
+
+        cands = self.queue_candidates(target, qms, ks, before, after, shorts)
+        if rule == "Q04":  # it also sets the queue manager's checkpoints in its window
+            cands = [
+                (claims + [("log", qm.index, kk) for kk in (k - 2, k - 1, k)], (qm, q, k))
+                for claims, (qm, q, k) in cands
+            ]
+        qm, q, k = self.place(target, cands, "queue")
+        qname = str(qm.queues.name[q])
+        m = qm.index
+        if rule == "Q03":
+            for kk in (k - 2, k - 1, k):
+                fx.rise.add((kk, m, q))
+            if k - 3 >= 0:
+                fx.no_rise.add((k - 3, m, q))
+            how = "consumer falling behind: depth rises for three intervals with puts above gets"
+        elif rule == "Q04":
+            put_time = self.start(k - 2) + self.T * US // 2
+            for kk in (k - 2, k - 1, k):
+                fx.hold[(kk, m, q)] = put_time
+                if kk > k - 2:
+                    fx.no_rise.add((kk, m, q))
+            for kk in (k - 2, k - 1):
+                fx.checkpoint_max[(kk, m)] = 1
+            fx.checkpoint[(k, m)] = 1
+            how = "a message nobody gets stays on a short-lived queue for 2.5 intervals, across a checkpoint"
+        elif rule == "Q07":
+            fx.expire[(k, m, q)] = 25
+            how = "25 messages expired on the queue (queue-manager expiry scan assumed off: EXPRYINT 0)"
+        else:  # Q10
+            for kk in (k - 2, k - 1, k):
+                fx.uncommitted.add((kk, m, q))
+            for kk in (k - 3, k + 1):
+                if 0 <= kk < self.K:
+                    fx.no_uncommitted.add((kk, m, q))
+            how = "a unit of work stays uncommitted across three collections"
+        self.record_injection(rule, qm, "queue", qname, k, how)
+
+    # -- violations ----------------------------------------------------------------------------
+    def violate(self, target: Target) -> None:
+        check = target.id
+        qms = self.qmgrs(target, CHECK_VERSION.get(check))
+        rec = dict(check=check)
+        if check in ("interval_gap", "interval_overlap", "duplicate_record"):
+            lo = 1 if check != "duplicate_record" else 0
+            hi = self.K - 2 if check == "interval_gap" else self.K - 1
+            if target.interval is not None:
+                ks = [target.interval]
+                if not lo <= target.interval <= hi:
+                    raise PlanError(f"{target}: interval must be in {lo}..{hi}")
+            else:
+                ks = list(range(lo, hi + 1))
+            if not ks:
+                raise PlanError(f"{target}: needs more intervals (scenario has {self.K})")
+            cands = [([("qi", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+            qm, k = self.place(target, cands, "queue manager interval")
+            if check == "interval_gap":
+                self.out.record_hooks[(k, qm.name)] = {"drop": True}
+                rec.update(
+                    relation="the queue manager's records for this interval are missing: a gap between "
+                    "the previous interval's end and the next interval's start"
+                )
+            elif check == "interval_overlap":
+                shift = -min(300, self.T // 4) * US
+                self.out.record_hooks[(k, qm.name)] = {"start_shift_us": shift}
+                rec.update(
+                    relation=f"interval starts {-shift // US} s before the previous interval ends",
+                    written_interval_start=self._iso_us(self.start(k) + shift),
+                )
+            else:
+                subtype = 215
+                self.out.duplicates.add((k, qm.name, subtype))
+                rec.update(smf_subtype=subtype, relation="the same record (115/215) is written twice in a row")
+            rec.update(
+                qmgr=qm.name, object_type="queue_manager", object_name=qm.name, interval=k, interval_start=self.iso(k)
+            )
+            self.out.violations.append(rec)
+            return
+        ks = self.intervals(target, 0, 0)
+        if check in ("pool_free_gt_buffers",):
+            cands = [([("pool", qm.index, int(p), k)], (qm, int(p), k)) for qm in qms for p in qm.pools for k in ks]
+            qm, pool, k = self.place(target, cands, "buffer pool")
+            i = qm.pool_index(pool)
+
+            def fn(qi, i=i, rec=rec):
+                cols = qi.structures["QPST"]
+                cols["QPSTCBSL"][i] = cols["QPSTNBUF"][i] + 100
+                rec["fields"] = {"QPSTCBSL": int(cols["QPSTCBSL"][i]), "QPSTNBUF": int(cols["QPSTNBUF"][i])}
+
+            rec.update(
+                structure="QPST",
+                smf_subtype=215,
+                object_type="buffer_pool",
+                object_name=str(pool),
+                relation="QPSTCBSL > QPSTNBUF",
+            )
+        elif check == "pageset_unused_gt_total":
+            cands = [
+                ([("pageset", qm.index, int(p), k)], (qm, int(p), k)) for qm in qms for p in qm.pagesets for k in ks
+            ]
+            qm, ps, k = self.place(target, cands, "page set")
+            i = list(qm.pagesets).index(ps)
+
+            def fn(qi, i=i, rec=rec):
+                cols = qi.structures["QIS1"]
+                cols["QIS1UNPG"][i] = cols["QIS1TOPG"][i] + 1
+                rec["fields"] = {"QIS1UNPG": int(cols["QIS1UNPG"][i]), "QIS1TOPG": int(cols["QIS1TOPG"][i])}
+
+            rec.update(
+                structure="QIS1",
+                smf_subtype=201,
+                object_type="page_set",
+                object_name=str(ps),
+                relation="QIS1UNPG > QIS1TOPG",
+            )
+        else:
+
+            def shared_queues(qm, Q):
+                return Q.is_shared
+
+            pred = shared_queues if check.startswith("partial_") else self.busy
+            cands = self.queue_candidates(target, qms, ks, 0, 0, pred)
+            qm, q, k = self.place(target, cands, "queue")
+            fn = _queue_violation(check, q, rec)
+            rec.update(structure="QQST", smf_subtype=216, object_type="queue", object_name=str(qm.queues.name[q]))
+        rec.update(qmgr=qm.name, interval=k, interval_start=self.iso(k))
+        self.out.mutations.setdefault((k, qm.index), []).append(fn)
+        self.out.violations.append(rec)
+
+    def _iso_us(self, us: int) -> str:
+        from .scenario import iso
+
+        return iso(us)
+
+    # -- partial records (valid data) -------------------------------------------------------------
+    def partials(self) -> None:
+        if not self.cfg.partial_records or len(self.topo.qmgrs) < 2:
+            return
+        names = self.topo.structure_names
+        app = [i for i, n in enumerate(names) if n.startswith("APPL") and (self.topo.shared_structure == i).any()]
+        ks = [k for k in range(self.K) if k >= 1] or list(range(self.K))
+        if app:
+            cands = [
+                (
+                    [("cf", qm.index, s, k)]
+                    + [("queue", qm.index, int(q), k) for q in np.nonzero(qm.queues.structure == s)[0]],
+                    (qm, s, k),
+                )
+                for qm in self.topo.qmgrs
+                for s in app
+                for k in ks
+            ]
+            try:
+                qm, s, k = self.place(Target("partial"), cands, "CF structure")
+            except PlanError:
+                pass
+            else:
+                self.fx.partial_shared.add((k, qm.index, s))
+                queues = [str(x) for x in qm.queues.name[qm.queues.structure == s]]
+                self.out.partials.append(
+                    dict(
+                        qmgr=qm.name,
+                        interval=k,
+                        interval_start=self.iso(k),
+                        kind="shared",
+                        structure=names[s],
+                        queues=queues,
+                        reason="CF structure not accessible at collection: shared queues' depth and age 0, QQSTUNCM off",
+                    )
+                )
+        cands = self.queue_candidates(Target("partial"), self.topo.qmgrs, ks, 0, 0, lambda qm, Q: self.busy(qm, Q))
+        try:
+            qm, q, k = self.place(Target("partial"), cands, "queue")
+        except PlanError:
+            return
+        self.fx.partial_private.add((k, qm.index, q))
+        self.out.partials.append(
+            dict(
+                qmgr=qm.name,
+                interval=k,
+                interval_start=self.iso(k),
+                kind="private",
+                queues=[str(qm.queues.name[q])],
+                reason="age of the oldest message could not be determined: QQSTMAGE 0 (depth valid)",
+            )
+        )
+
+
+def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], None]:
+    """A mutation of one queue's QQST values that breaks the named invariant."""
+
+    def fn(qi: QmgrInterval) -> None:
+        c = qi.structures["QQST"]
+        before = {}
+
+        def put(name, value):
+            before[name] = int(c[name][q]) if not isinstance(c[name][q], (bool, np.bool_)) else bool(c[name][q])
+            c[name][q] = value
+
+        if check == "nmag_gt_flgt":
+            put("QQSTNMAG", int(c["QQSTFLGT"][q]) + 5)
+            rec["relation"] = "QQSTNMAG > QQSTFLGT (NMAG is a subset of FLGT)"
+        elif check == "tmfg_gt_flgt":
+            put("QQSTTMFG", int(c["QQSTFLGT"][q]) + 3)
+            rec["relation"] = "QQSTTMFG > QQSTFLGT (TMFG is a subset of FLGT)"
+        elif check == "partial_nonzero_depth":
+            put("QQSTPART", True)
+            put("QQSTDPTH", max(17, int(c["QQSTDPTH"][q])))
+            rec["relation"] = "shared queue partial record (QQSTPART) with QQSTDPTH <> 0"
+        elif check == "partial_nonzero_age":
+            put("QQSTPART", True)
+            put("QQSTMAGE", max(42, int(c["QQSTMAGE"][q])))
+            put("QQSTDPTH", 0)
+            rec["relation"] = "shared queue partial record (QQSTPART) with QQSTMAGE <> 0"
+        elif check == "puts_split":
+            put("QQSTPUTS", int(c["QQSTNPPT"][q]) + int(c["QQSTPPT"][q]) + 7)
+            rec["relation"] = "QQSTPUTS <> QQSTNPPT + QQSTPPT"
+        elif check == "put1_split":
+            put("QQSTPUT1", int(c["QQSTNPP1"][q]) + int(c["QQSTPP1"][q]) + 4)
+            rec["relation"] = "QQSTPUT1 <> QQSTNPP1 + QQSTPP1"
+        elif check == "gets_split":
+            put("QQSTGETS", int(c["QQSTNPDG"][q]) + int(c["QQSTPDG"][q]) + 9)
+            rec["relation"] = "QQSTGETS <> QQSTNPDG + QQSTPDG"
+        elif check == "put_bytes_split":
+            put("QQSTPUTB", int(c["QQSTNPPB"][q]) + int(c["QQSTPPB"][q]) + 1000)
+            rec["relation"] = "QQSTPUTB <> QQSTNPPB + QQSTPPB"
+        elif check == "dplo_gt_dphi":
+            put("QQSTDPLO", int(c["QQSTDPHI"][q]) + 3)
+            rec["relation"] = "QQSTDPLO > QQSTDPHI"
+        elif check == "depth_outside_watermarks":
+            put("QQSTDPTH", int(c["QQSTDPHI"][q]) + 5)
+            rec["relation"] = "QQSTDPTH > QQSTDPHI on a complete record"
+        elif check == "msg_size_order":
+            lo, hi = int(c["QQSTMSMI"][q]), int(c["QQSTMSMA"][q])
+            put("QQSTMSMI", hi + 1)
+            put("QQSTMSMA", max(0, lo - 1) if lo > 0 else 0)
+            rec["relation"] = "QQSTMSMI > QQSTMSMA"
+        else:
+            raise PlanError(f"no such check {check!r}")
+        rec["fields_before"] = before
+        rec["fields"] = {
+            name: (bool(c[name][q]) if isinstance(c[name][q], (bool, np.bool_)) else int(c[name][q])) for name in before
+        }
+
+    return fn
+
+
+def plan(scenario, rng: np.random.Generator) -> Planned:
+    p = _Planner(scenario, rng)
+    for t in scenario.config.inject:
+        p.inject(t)
+    for t in scenario.config.violate:
+        p.violate(t)
+    p.partials()
+    p.out.assumptions = rule_assumptions(scenario)
+    return p.out
+
+
+def rule_assumptions(scenario) -> dict:
+    return {
+        "buffer_pool_roles": "per queue manager in qmgrs[].buffer_pools[].role: pool 0 SYS, pool 1 SHORT, pool 2 LONG, "
+        "the fourth pool OTHER",
+        "BP05_BP06_roles": "fire for SYS and SHORT pools (info for UNKNOWN); BP06 ignores each queue manager's first "
+        "interval in the data",
+        "LOG02": "log MB/s = QJSTBFFL x 4096 / T / 2^20 against the reference rate for the message-size column nearest "
+        "QMSTPBP / QMSTSPP; firings are computed against the fastest reference DASD (DS8870, 4 stripes, zHPF), "
+        "so they fire for any DASD choice; clean data stay below 0.5 even against the slowest (RVA-T82)",
+        "LOG03": "per interval with checkpoints: (QJSTWRW + QJSTWRNW + QJSTWRF) / QJSTLLCP; clean data keep it above "
+        "4,000,000 for intervals of 30 minutes or longer (LOGLOAD 10,000,000)",
+        "CF03": "evaluated when QESTCSEC + QESTCMEC >= 1000",
+        "Q01": "pool 0 or page set 0 may hold only SYSTEM.CHANNEL.SYNCQ and SYSTEM.CLUSTER.* queues",
+        "Q02": "sum over private queues of the pool of max(QQSTDPTH, QQSTDPHI) x pages_per_msg(QQSTMSAV) > 0.85 x QPSTNBUF, "
+        "SYS and SHORT pools",
+        "Q03": "private queue, complete records, three consecutive intervals with QQSTDPTH rising and "
+        "QQSTPUTS + QQSTPUT1 > QQSTGETS; fires in the third",
+        "Q04": "SHORT pool queue with QQSTMAGE > 2 x T / QJSTLLCP in an interval with checkpoints",
+        "Q07": "QQSTEXPR > 0 with queue-manager expiry off (EXPRYINT 0)",
+        "Q10": "QQSTUNCM set in three consecutive intervals; fires in the third (and later)",
+        "clean": "a scenario without --inject crosses none of BP01-BP06, LOG01-LOG03, CF01-CF03, Q01-Q04, Q07, Q10 "
+        "(see expected_firings, computed from the written values)",
+    }

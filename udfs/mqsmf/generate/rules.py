@@ -1,0 +1,472 @@
+"""The generator's oracle: the rules it can inject, evaluated exactly as documented in
+../shared/docs/mp16-rules.md (formula, threshold, severity) on typed tables in the decoder's
+schema. The same code runs on the truth (to write ``expected_firings`` into the manifest and to
+prove that every injection fires) and on decoded files (tests).
+
+Conventions where the rules document leaves a choice are in ``pathology.rule_assumptions`` and
+the manifest's ``rule_assumptions``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .topology import pages_per_message
+
+# Columns the oracle reads (besides the context columns every table has).
+ORACLE_COLUMNS: dict[str, set[str]] = {
+    "QPST": {"QPSTPOOL", "QPSTNBUF", "QPSTCBSL", "QPSTSOS", "QPSTDMC", "QPSTSTL", "QPSTSTLA", "QPSTDWT", "QPSTRIO"},
+    "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
+    "QMST": {"QMSTSPP", "QMSTPBP"},
+    "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC"},
+    "QQST": {
+        "QQSTQNAM",
+        "QQSTBPID",
+        "QQSTPSID",
+        "QQSTDPTH",
+        "QQSTDPHI",
+        "QQSTMSAV",
+        "QQSTPUTS",
+        "QQSTPUT1",
+        "QQSTGETS",
+        "QQSTMAGE",
+        "QQSTEXPR",
+        "QQSTUNCM",
+        "QQSTDISP",
+        "QQSTPART",
+    },
+}
+SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
+# MP16 reference log rates (MB/s) for 1 KB / 5 KB / 1 MB persistent messages (mp16-rules.md 3.1).
+LOG_REF_FASTEST = {1024: 64.7, 5 * 1024: 136.4, 1 << 20: 337.5}  # DS8870, 4 stripes, zHPF
+LOG_REF_SLOWEST = {1024: 2.3, 5 * 1024: 2.8, 1 << 20: 2.8}  # RVA-T82 (no 1 MB figure: its 5 KB rate)
+ADMIN_STRUCTURE = "CSQ_ADMIN"
+
+
+class Firing(dict):
+    """One rule firing: rule_id, severity, qmgr, object_type, object_name, interval,
+    interval_start, value, threshold."""
+
+
+def _num(t: pa.Table, name: str, fill=0) -> np.ndarray:
+    c = t.column(name)
+    if pa.types.is_decimal(c.type) or pa.types.is_timestamp(c.type):
+        c = c.cast(pa.int64())
+    out = pc.fill_null(c, fill).to_numpy(zero_copy_only=False)
+    return out.astype(np.int64) if out.dtype.kind in "iu" else out
+
+
+def _present(t: pa.Table, name: str) -> np.ndarray:
+    return pc.is_valid(t.column(name)).to_numpy(zero_copy_only=False)
+
+
+def _str(t: pa.Table, name: str) -> np.ndarray:
+    return np.asarray(t.column(name).to_pylist(), dtype=object)
+
+
+def _codes(t: pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values, code of each row) of a string column, without a per-row string copy."""
+    d = pc.dictionary_encode(t.column(name)).combine_chunks()
+    return np.asarray(d.dictionary.to_pylist(), dtype=object), d.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _interval_index(t: pa.Table, start_us: int, seconds: int) -> np.ndarray:
+    """Interval number from the interval end (an interval whose start was moved keeps its end)."""
+    end = _num(t, "interval_end")
+    return np.rint((end - start_us) / (seconds * 1e6)).astype(np.int64) - 1
+
+
+def _iso(us: int) -> str:
+    from .scenario import iso
+
+    return iso(int(us))
+
+
+class Oracle:
+    def __init__(self, tables: dict[str, pa.Table], roles: dict[tuple[str, int], str], start_us: int, seconds: int):
+        self.t = tables
+        self.roles = roles
+        self.start_us = start_us
+        self.seconds = seconds
+        self.out: list[Firing] = []
+
+    def fire(self, rule, severity, qmgr, object_type, object_name, k, start, value, threshold) -> None:
+        self.out.append(
+            Firing(
+                rule_id=rule,
+                severity=severity,
+                qmgr=str(qmgr),
+                object_type=object_type,
+                object_name=str(object_name),
+                interval=int(k),
+                interval_start=_iso(start),
+                value=_clean(value),
+                threshold=threshold,
+            )
+        )
+
+    def role(self, qmgr: str, pool: int) -> str:
+        return self.roles.get((qmgr, int(pool)), "SYS" if int(pool) == 0 else "UNKNOWN")
+
+    def table(self, name: str) -> pa.Table | None:
+        t = self.t.get(name)
+        return t if t is not None and t.num_rows else None
+
+    # ------------------------------------------------------------------------------------------
+    def run(self) -> list[Firing]:
+        self.buffer_pools()
+        self.log()
+        self.cf()
+        self.queues()
+        self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
+        return self.out
+
+    def buffer_pools(self) -> None:
+        t = self.table("QPST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        pool, nbuf, cbsl = _num(t, "QPSTPOOL"), _num(t, "QPSTNBUF"), _num(t, "QPSTCBSL")
+        sos, dmc, stl, stla = _num(t, "QPSTSOS"), _num(t, "QPSTDMC"), _num(t, "QPSTSTL"), _num(t, "QPSTSTLA")
+        dwt, rio = _num(t, "QPSTDWT"), _num(t, "QPSTRIO")
+        first = {}
+        for i in range(len(qm)):
+            first[qm[i]] = min(first.get(qm[i], k[i]), k[i])
+        for i in range(len(qm)):
+            args = (qm[i], "buffer_pool", int(pool[i]), k[i], st[i])
+            role = self.role(qm[i], pool[i])
+            if sos[i] > 0:
+                self.fire("BP01", "critical", *args, int(sos[i]), "QPSTSOS > 0")
+            if dmc[i] > 0:
+                self.fire("BP02", "critical", *args, int(dmc[i]), "QPSTDMC > 0")
+            if stla[i] > 0:
+                ratio = stla[i] / stl[i] if stl[i] else math.inf
+                crit = ratio > 0.5 and stl[i] >= 1000
+                self.fire(
+                    "BP03",
+                    "critical" if crit else "warning",
+                    *args,
+                    int(stla[i]),
+                    "QPSTSTLA / QPSTSTL > 0.5 with QPSTSTL >= 1000" if crit else "QPSTSTLA > 0",
+                )
+            if nbuf[i] > 0:
+                pct = 100.0 * cbsl[i] / nbuf[i]
+                if pct < 5:
+                    self.fire("BP04", "critical", *args, pct, "100 x QPSTCBSL / QPSTNBUF < 5")
+                elif pct < 15:
+                    self.fire(
+                        "BP04", "info" if role == "OTHER" else "warning", *args, pct, "100 x QPSTCBSL / QPSTNBUF < 15"
+                    )
+            sev = {"SYS": "warning", "SHORT": "warning", "UNKNOWN": "info"}.get(role)
+            if dwt[i] > 0 and sev:
+                self.fire("BP05", sev, *args, int(dwt[i]), f"QPSTDWT > 0 ({role} pool)")
+            if rio[i] > 0 and sev and k[i] > first[qm[i]]:
+                self.fire("BP06", sev, *args, int(rio[i]), f"QPSTRIO > 0 ({role} pool)")
+
+    def log(self) -> None:
+        t = self.table("QJST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        secs = _num(t, "interval_seconds", 0.0)
+        wtb, bffl, llcp = _num(t, "QJSTWTB"), _num(t, "QJSTBFFL"), _num(t, "QJSTLLCP")
+        recs = _num(t, "QJSTWRW") + _num(t, "QJSTWRNW") + _num(t, "QJSTWRF")
+        avg_size = {}
+        m = self.table("QMST")
+        if m is not None:
+            mk = _interval_index(m, self.start_us, self.seconds)
+            spp, pbp = _num(m, "QMSTSPP"), _num(m, "QMSTPBP")
+            for q, kk, s, b in zip(_str(m, "qmgr"), mk, spp, pbp, strict=True):
+                avg_size[(q, kk)] = b / s if s else None
+        waits = {(q, kk) for q, kk, w in zip(qm, k, wtb, strict=True) if w > 0}
+        for i in range(len(qm)):
+            args = (qm[i], "queue_manager", qm[i], k[i], st[i])
+            if wtb[i] > 0:
+                crit = all((qm[i], k[i] - d) in waits for d in (1, 2))
+                self.fire(
+                    "LOG01",
+                    "critical" if crit else "warning",
+                    *args,
+                    int(wtb[i]),
+                    "QJSTWTB > 0 in 3 consecutive intervals" if crit else "QJSTWTB > 0",
+                )
+            size = avg_size.get((qm[i], k[i]))
+            if size and secs[i] > 0:
+                column = min(LOG_REF_FASTEST, key=lambda c: abs(c - size))
+                mbps = bffl[i] * 4096 / secs[i] / 2**20
+                util = mbps / LOG_REF_FASTEST[column]
+                if util >= 0.5:
+                    self.fire(
+                        "LOG02",
+                        "critical" if util >= 0.9 else "warning",
+                        *args,
+                        util,
+                        f"log MB/s / {LOG_REF_FASTEST[column]} MB/s (fastest reference, {column} B column) >= "
+                        + ("0.9" if util >= 0.9 else "0.5"),
+                    )
+            if llcp[i] > 0:
+                per = recs[i] / llcp[i]
+                if per < 4_000_000:
+                    self.fire(
+                        "LOG03",
+                        "warning" if per < 1_000_000 else "info",
+                        *args,
+                        per,
+                        "log records per checkpoint < " + ("1,000,000" if per < 1_000_000 else "4,000,000"),
+                    )
+
+    def cf(self) -> None:
+        t = self.table("QEST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        name = _str(t, "QESTSTR")
+        sful, rsec, rmec = _num(t, "QESTSFUL"), _num(t, "QESTRSEC"), _num(t, "QESTRMEC")
+        csec, cmec = _num(t, "QESTCSEC"), _num(t, "QESTCMEC")
+        for i in range(len(qm)):
+            args = (qm[i], "cf_structure", name[i], k[i], st[i])
+            if sful[i] > 0:
+                self.fire(
+                    "CF02" if name[i] == ADMIN_STRUCTURE else "CF01", "critical", *args, int(sful[i]), "QESTSFUL > 0"
+                )
+            calls = csec[i] + cmec[i]
+            if calls >= 1000:
+                pct = 100.0 * (rsec[i] + rmec[i]) / calls
+                if pct > 5:
+                    self.fire(
+                        "CF03",
+                        "critical" if pct > 50 else "warning",
+                        *args,
+                        pct,
+                        "redrive % > " + ("50" if pct > 50 else "5"),
+                    )
+
+    def queues(self) -> None:
+        t = self.table("QQST")
+        if t is None:
+            return
+        k, st = _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        names_u, name_i = _codes(t, "QQSTQNAM")
+        qms_u, qm_i = _codes(t, "qmgr")
+        order_u = np.argsort(qms_u.astype(str))  # searchable: sorted distinct queue managers
+        qms_u, qm_i = qms_u[order_u], np.argsort(order_u)[qm_i]
+        name, qm = names_u[name_i], qms_u[qm_i]
+        shared = _num(t, "QQSTDISP", False).astype(bool)
+        bpid, psid = _num(t, "QQSTBPID"), _num(t, "QQSTPSID")
+        dpth = _num(t, "QQSTDPTH")
+        dphi = np.where(_present(t, "QQSTDPHI"), _num(t, "QQSTDPHI"), dpth)
+        msav = _num(t, "QQSTMSAV")
+        has_puts = _present(t, "QQSTPUTS")
+        puts = _num(t, "QQSTPUTS") + _num(t, "QQSTPUT1")
+        gets = _num(t, "QQSTGETS")
+        has_age = _present(t, "QQSTMAGE")
+        age = _num(t, "QQSTMAGE")
+        expr = _num(t, "QQSTEXPR")
+        uncm = _num(t, "QQSTUNCM", False).astype(bool)
+        private = ~shared
+
+        # Q01: queues that do not belong in pool 0 / page set 0 (judged once per distinct name).
+        upper = np.char.upper(names_u.astype(str))
+        expected_u = (upper == "SYSTEM.CHANNEL.SYNCQ") | np.char.startswith(upper, "SYSTEM.CLUSTER.")
+        suspect_u = (
+            ~np.char.startswith(upper, "SYSTEM.")
+            | np.char.startswith(upper, "SYSTEM.COMMAND.")
+            | np.char.startswith(upper, "SYSTEM.ADMIN.")
+            | (np.char.find(upper, "DEAD.LETTER") >= 0)
+        )
+        q01 = private & ((bpid == 0) | (psid == 0)) & ~expected_u[name_i] & suspect_u[name_i]
+        for i in np.nonzero(q01)[0]:
+            self.fire(
+                "Q01",
+                "warning",
+                qm[i],
+                "queue",
+                name[i],
+                k[i],
+                st[i],
+                int(bpid[i]),
+                "queue other than SYSTEM.CHANNEL.SYNCQ / SYSTEM.CLUSTER.* in pool 0 or page set 0",
+            )
+
+        # Q02: message pages per SYS / SHORT pool against its buffers.
+        pages = np.maximum(dpth, dphi) * pages_per_message(np.where(msav > 0, msav, 1))
+        sel = private & (bpid >= 0)
+        kmin = int(k.min()) if len(k) else 0
+        width_k = int(k.max()) - kmin + 1 if len(k) else 1
+        group = (qm_i * width_k + (k - kmin)) * 100 + np.clip(bpid, 0, 99)
+        sums = _group_sum(group[sel], pages[sel])
+        qp = self.table("QPST")
+        if qp is not None:
+            pk = _interval_index(qp, self.start_us, self.seconds)
+            for q, kk, pool, nbuf, s in zip(
+                _str(qp, "qmgr"),
+                pk,
+                _num(qp, "QPSTPOOL"),
+                _num(qp, "QPSTNBUF"),
+                _num(qp, "interval_start"),
+                strict=True,
+            ):
+                if q not in qms_u:
+                    continue
+                role = self.role(q, pool)
+                key = (int(np.searchsorted(qms_u, q)) * width_k + (int(kk) - kmin)) * 100 + int(pool)
+                used = sums.get(key, 0)
+                if role in ("SYS", "SHORT", "UNKNOWN") and nbuf and used > 0.85 * nbuf:
+                    self.fire(
+                        "Q02",
+                        "info" if role == "UNKNOWN" else "warning",
+                        q,
+                        "buffer_pool",
+                        int(pool),
+                        kk,
+                        s,
+                        used / nbuf,
+                        "sum(depth x pages per message) / QPSTNBUF > 0.85",
+                    )
+
+        # Q03 / Q10: runs over consecutive intervals of the same queue on the same queue manager.
+        order = np.lexsort((k, name_i, qm_i))
+        same = np.zeros(len(order), bool)
+        if len(order) > 1:
+            a, b = order[1:], order[:-1]
+            same[1:] = (qm_i[a] == qm_i[b]) & (name_i[a] == name_i[b]) & (k[a] == k[b] + 1)
+        prev = np.empty_like(order)
+        prev[1:] = order[:-1]
+        prev[0] = order[0] if len(order) else 0
+        o = order
+        rising = same & private[o] & has_puts[o] & (dpth[o] > dpth[prev]) & (puts[o] > gets[o])
+        rise_run = _run_lengths(rising)
+        unc = uncm[o]
+        unc_run = _run_lengths(unc, continues=same)
+        for j in np.nonzero(rise_run >= 3)[0]:
+            i = o[j]
+            self.fire(
+                "Q03",
+                "warning",
+                qm[i],
+                "queue",
+                name[i],
+                k[i],
+                st[i],
+                int(dpth[i]),
+                "depth rising with puts > gets for 3 consecutive intervals",
+            )
+        for j in np.nonzero(unc_run >= 3)[0]:
+            i = o[j]
+            self.fire(
+                "Q10",
+                "warning",
+                qm[i],
+                "queue",
+                name[i],
+                k[i],
+                st[i],
+                int(unc_run[j]),
+                "QQSTUNCM set in 3 consecutive intervals",
+            )
+
+        # Q04: message age against two checkpoint intervals, SHORT pools.
+        j = self.table("QJST")
+        if j is not None:
+            jq = np.searchsorted(qms_u, _str(j, "qmgr").astype(str))
+            jk = _interval_index(j, self.start_us, self.seconds)
+            known = (jq < len(qms_u)) & (qms_u[np.minimum(jq, len(qms_u) - 1)] == _str(j, "qmgr").astype(str))
+            limit = np.full(len(qms_u) * width_k, np.inf)
+            n_ckpt, secs = _num(j, "QJSTLLCP"), _num(j, "interval_seconds", 0.0)
+            ok = known & (n_ckpt > 0) & (jk >= kmin) & (jk < kmin + width_k)
+            limit[jq[ok] * width_k + (jk[ok] - kmin)] = 2 * secs[ok] / n_ckpt[ok]
+            roles = {}
+            cand = private & has_age & (bpid >= 0)
+            lim = limit[qm_i * width_k + (k - kmin)]
+            for i in np.nonzero(cand & (age > lim))[0]:
+                key = (qm[i], int(bpid[i]))
+                if key not in roles:
+                    roles[key] = self.role(*key)
+                if roles[key] == "SHORT":
+                    self.fire(
+                        "Q04",
+                        "info",
+                        qm[i],
+                        "queue",
+                        name[i],
+                        k[i],
+                        st[i],
+                        int(age[i]),
+                        f"QQSTMAGE > 2 x T / QJSTLLCP = {lim[i]:g} s",
+                    )
+
+        # Q07: expired messages while queue-manager expiry is off.
+        for i in np.nonzero(expr > 0)[0]:
+            self.fire("Q07", "info", qm[i], "queue", name[i], k[i], st[i], int(expr[i]), "QQSTEXPR > 0 (EXPRYINT 0)")
+
+
+def _group_sum(keys: np.ndarray, values: np.ndarray) -> dict[int, int]:
+    if not len(keys):
+        return {}
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return dict(zip(uniq.tolist(), np.bincount(inverse, weights=values).astype(np.int64).tolist(), strict=True))
+
+
+def _run_lengths(flag: np.ndarray, continues: np.ndarray | None = None) -> np.ndarray:
+    """Length of the run of True values ending at each position (0 where False). A run continues
+    from the previous position only where ``continues`` is true (default: always)."""
+    n = len(flag)
+    if not n:
+        return np.zeros(0, np.int64)
+    idx = np.arange(n)
+    before = np.concatenate([[False], flag[:-1]])
+    if continues is not None:
+        before &= continues
+    start = flag & ~before
+    last_start = np.maximum.accumulate(np.where(start, idx, -1))
+    return np.where(flag, idx - last_start + 1, 0)
+
+
+def _clean(v):
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return round(float(v), 4)
+    return v
+
+
+def evaluate(
+    tables: dict[str, pa.Table], roles: dict[tuple[str, int], str], start_us: int, seconds: int
+) -> list[Firing]:
+    """Firings of the supported rules on typed tables (truth or decoded)."""
+    return Oracle(tables, roles, start_us, seconds).run()
+
+
+def roles_of(topology) -> dict[tuple[str, int], str]:
+    return {(q.name, int(p)): r for q in topology.qmgrs for p, r in zip(q.pools, q.pool_roles, strict=True)}
+
+
+class InjectionError(RuntimeError):
+    """An injected pathology did not make its rule fire (a generator bug, never silent)."""
+
+
+def evaluate_scenario(scenario, collector) -> list[dict]:
+    """Evaluate the truth, check every injection fired where planned, and attach its severity
+    and metric value to the manifest entry."""
+    tables = {name: collector.table(name) for name in ORACLE_COLUMNS}
+    firings = evaluate(tables, roles_of(scenario.topology), scenario.config.start_us, scenario.config.interval_seconds)
+    injected_keys = set()
+    for inj in scenario.planned.injected:
+        key = (inj["rule_id"], inj["qmgr"], inj["object_name"], inj["interval"])
+        hits = [f for f in firings if (f["rule_id"], f["qmgr"], f["object_name"], f["interval"]) == key]
+        if not hits:
+            raise InjectionError(
+                f"injected {inj['rule_id']} on {inj['qmgr']} {inj['object_name']} interval "
+                f"{inj['interval']} did not fire"
+            )
+        top = max(hits, key=lambda f: SEVERITY_RANK[f["severity"]])
+        inj["severity"] = top["severity"]
+        inj["details"] = {"value": top["value"], "threshold": top["threshold"]}
+        injected_keys.add(key)
+    for f in firings:
+        key = (f["rule_id"], f["qmgr"], f["object_name"], f["interval"])
+        f["cause"] = "injected" if key in injected_keys else "consequence"
+    return [dict(f) for f in firings]
