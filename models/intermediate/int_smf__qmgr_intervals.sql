@@ -1,0 +1,58 @@
+{{ config(materialized='table') }}
+-- Which queue manager produced statistics in which (aligned) interval: the basis of "queue managers
+-- active in the QSG" and of the queue manager dimension. One structure per record subtype is enough
+-- to see a queue manager's intervals: QJST (115/1), QMST (115/2), QIS1 (115/201), QPST (115/215),
+-- QQST (115/216), QCCT (115/231). A table, not a view: most models join it, and it is small.
+-- Grain: one row per queue manager x aligned statistics interval (aligned_interval_end_at).
+{%- set statistics_models = [
+    'stg_smf__qjst', 'stg_smf__qmst', 'stg_smf__qis1', 'stg_smf__qpst', 'stg_smf__qqst', 'stg_smf__qcct'
+] %}
+
+with
+
+statistics_records as (
+    {%- for model_name in statistics_models %}
+        select
+            qmgr_name,
+            qsg_name,
+            system_id,
+            mq_version,
+            utc_offset_minutes,
+            interval_start_at,
+            interval_end_at,
+            record_created_at,
+            loaded_at
+        from {{ ref(model_name) }}
+        where interval_start_at is not null
+        {%- if not loop.last %}
+            union all
+        {%- endif %}
+    {%- endfor %}
+),
+
+aligned as (
+    select
+        *,
+        {{ align_timestamp('interval_start_at') }} as aligned_interval_start_at,
+        {{ align_timestamp('interval_end_at') }} as aligned_interval_end_at
+    from statistics_records
+),
+
+final as (
+    select
+        qmgr_name,
+        aligned_interval_end_at,
+        min(aligned_interval_start_at) as aligned_interval_start_at,
+        min(interval_start_at) as interval_start_at,
+        max(interval_end_at) as interval_end_at,
+        max(qsg_name) as header_qsg_name,
+        max_by(system_id, record_created_at) as system_id,
+        max_by(mq_version, record_created_at) as mq_version,
+        max_by(utc_offset_minutes, record_created_at) as utc_offset_minutes,
+        count(*) as statistics_instances,
+        max(loaded_at) as loaded_at
+    from aligned
+    group by qmgr_name, aligned_interval_end_at
+)
+
+select * from final

@@ -1,0 +1,55 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    file_format='parquet',
+    on_schema_change='fail'
+) }}
+-- Data manager statistics: message and object requests, and how many gets had to read the page set.
+-- Grain: one row per queue manager x statistics interval.
+
+with
+
+data_manager_stats as (
+    select * from {{ ref('int_data_manager_stats__derived') }}
+    {%- if is_incremental() %}
+        where interval_date in ({{ changed_interval_dates(ref('int_data_manager_stats__derived')) }})
+    {%- endif %}
+),
+
+final as (
+    select
+        data_manager_stats_key,
+        qmgr_name,
+        qsg_name,
+        interval_start_at,
+        interval_end_at,
+        interval_seconds,
+        aligned_interval_start_at,
+        aligned_interval_end_at,
+        system_id,
+        mq_version,
+        msg_gets,
+        msg_puts,
+        browses_with_lock,
+        object_creates,
+        object_puts,
+        object_deletes,
+        object_gets,
+        object_locates,
+        msg_count_requests,
+        storage_class_changes,
+        lock_marked_msgs,
+        delete_marked_msgs,
+        enumerates,
+        gets_from_page_set,
+        gets_from_buffer_pool,
+        msg_gets_per_second,
+        msg_puts_per_second,
+        disk_get_share,
+        loaded_at,
+        interval_date
+    from data_manager_stats
+)
+
+select * from final

@@ -1,0 +1,67 @@
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    file_format='parquet',
+    on_schema_change='fail'
+) }}
+-- Shared queues across their queue-sharing group (seeds 001 and 002: each queue manager reports its
+-- own activity; counters summed, peak depth = max of the per-queue-manager QQSTDPHI, an approximation).
+-- Grain: one row per queue-sharing group x shared queue x aligned statistics interval.
+
+with
+
+qsg_stats as (
+    select * from {{ ref('int_shared_queue_stats__rolled_up_to_qsg') }}
+    {%- if is_incremental() %}
+        where interval_date in ({{ changed_interval_dates(ref('int_shared_queue_stats__rolled_up_to_qsg')) }})
+    {%- endif %}
+),
+
+final as (
+    select
+        shared_queue_qsg_stats_key,
+        qsg_name,
+        queue_name,
+        cf_structure_name,
+        interval_start_at,
+        interval_end_at,
+        interval_seconds,
+        first_interval_start_at,
+        last_interval_end_at,
+        qmgrs_reporting,
+        qmgrs_active,
+        qmgrs_partial,
+        has_partial,
+        reporting_qmgr_names,
+        puts,
+        put1s,
+        msgs_in,
+        msgs_out,
+        gets,
+        browses,
+        persistent_msgs_in,
+        nonpersistent_msgs_in,
+        msgs_in_bytes,
+        get_bytes,
+        browse_bytes,
+        failed_puts,
+        failed_put1s,
+        failed_gets,
+        failed_browses,
+        expired_msgs,
+        msgs_in_per_second,
+        msgs_out_per_second,
+        input_handles_open,
+        output_handles_open,
+        depth_high_max,
+        is_depth_high_approximate,
+        depth_low_min,
+        depth_current,
+        oldest_msg_age_seconds,
+        loaded_at,
+        interval_date
+    from qsg_stats
+)
+
+select * from final

@@ -1,0 +1,146 @@
+"""The staging layer is generated from the layout tables: the committed files must be exactly what
+the generator writes (so column docs cannot drift from the decoder), and every documented column,
+unit and test must follow from the layouts. No Spark needed."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mqsmf import dbt_codegen
+from mqsmf.decode import arrow_schema
+from mqsmf.layouts import layouts
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_committed_staging_files_are_what_the_generator_writes():
+    stale = dbt_codegen.stale_files(ROOT)
+    assert not stale, (
+        f"out of date: {', '.join(map(str, stale))}; run `python -m mqsmf.dbt_codegen` and commit the result"
+    )
+
+
+def test_a_changed_layout_meaning_makes_the_check_fail(tmp_path, monkeypatch):
+    """The up-to-date check catches drift: a different meaning in a layout changes the docs."""
+    for rel, text in dbt_codegen.render().items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert dbt_codegen.stale_files(tmp_path) == []
+    original = dbt_codegen.field_description
+    monkeypatch.setattr(
+        dbt_codegen,
+        "field_description",
+        lambda lay, f: original(lay, f).replace("MQPUT count", "MQPUT tally"),
+    )
+    dbt_codegen._staging_columns.cache_clear()
+    try:
+        stale = dbt_codegen.stale_files(tmp_path)
+    finally:
+        dbt_codegen._staging_columns.cache_clear()
+    assert stale == [Path("models/staging/_stg_smf__models.yml"), Path("models/staging/_smf__sources.yml")]
+
+
+def test_a_hand_edited_staging_model_is_reported(tmp_path):
+    for rel, text in dbt_codegen.render().items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    model = tmp_path / "models/staging/stg_smf__qpst.sql"
+    model.write_text(model.read_text().replace("qpstnbuf as buffers", "qpstnbuf as buffer_count"))
+    assert dbt_codegen.stale_files(tmp_path) == [Path("models/staging/stg_smf__qpst.sql")]
+
+
+def _staging_docs() -> dict[str, dict]:
+    docs = yaml.safe_load((ROOT / "models/staging/_stg_smf__models.yml").read_text())
+    return {m["name"]: m for m in docs["models"]}
+
+
+def test_one_staging_model_per_structure_with_every_decoded_column():
+    docs = _staging_docs()
+    assert set(docs) == {f"stg_smf__{name.lower()}" for name in layouts()}
+    for name, lay in layouts().items():
+        model = docs[f"stg_smf__{name.lower()}"]
+        sql = (ROOT / f"models/staging/stg_smf__{name.lower()}.sql").read_text()
+        staged = {c.raw for c in dbt_codegen.staging_columns(lay)}
+        control = {f.column for f in lay.data_fields if f.alias in dbt_codegen.CONTROL_ALIASES}
+        # Every decoded column is staged except the control-block identifiers.
+        assert set(arrow_schema(name).names) - control <= staged, name
+        for column in staged:
+            assert re.search(rf"^\s+{column.lower()}( as [a-z0-9_]+)?,?$", sql, re.M), f"{name}: {column} not selected"
+        assert "Grain: one row per" in model["description"]
+
+
+def test_every_staged_field_documents_its_ibm_name_and_unit():
+    docs = _staging_docs()
+    for name, lay in layouts().items():
+        columns = {c["name"]: c for c in docs[f"stg_smf__{name.lower()}"]["columns"]}
+        for f in lay.data_fields:
+            if f.alias in dbt_codegen.CONTROL_ALIASES:
+                continue
+            description = columns[f.alias]["description"]
+            assert description.startswith(f"{f.name}: "), (name, f.alias, description)
+            assert "Unit: " in description, (name, f.alias)
+        for fl in lay.flags:
+            assert any(c["description"].startswith(f"{fl.name}: ") for c in columns.values()), fl.name
+
+
+@pytest.mark.parametrize(
+    ("structure", "field", "alias", "unit"),
+    [
+        ("QQST", "QQSTPUTS", "put_count", "count"),
+        ("QQST", "QQSTMAGE", "oldest_msg_age_seconds", "seconds"),
+        ("QQST", "QQSTLPUT", "last_put_at", "UTC timestamp"),
+        ("QQST", "QQSTPUTB", "put_bytes", "bytes"),
+        ("QEST", "QESTSSTC", "single_entry_request_time_us", "microseconds"),
+        ("QJST", "QJSTSLPTU", "log_writer_idle_us", "microseconds"),
+        ("QPST", "QPSTPOOL", "buffer_pool_id", "identifier"),
+    ],
+)
+def test_units_follow_from_the_field_kind_and_alias(structure, field, alias, unit):
+    f = layouts()[structure].field(field)
+    assert f.alias == alias
+    assert dbt_codegen.field_unit(f).startswith(unit)
+
+
+def test_versioned_fields_say_they_are_null_in_older_records():
+    columns = {c["name"]: c for c in _staging_docs()["stg_smf__qqst"]["columns"]}
+    assert "Since MQ 9.3.3; NULL in records of earlier releases" in columns["depth_high"]["description"]
+    assert "Present in every QQST record" in columns["queue_name"]["description"]
+
+
+def test_alias_conventions_are_enforced():
+    lay = layouts()["QQST"]
+    stck = lay.field("QQSTLPUT")
+    with pytest.raises(ValueError, match="must end in _at"):
+        dbt_codegen.check_alias(lay, type(stck)(**{**stck.__dict__, "alias": "last_put_time"}))
+    duration = layouts()["QEST"].field("QESTSSTC")
+    with pytest.raises(ValueError, match="must end in _us"):
+        dbt_codegen.check_alias(layouts()["QEST"], type(duration)(**{**duration.__dict__, "alias": "request_time"}))
+    count = lay.field("QQSTPUTS")
+    with pytest.raises(ValueError, match="not snake_case"):
+        dbt_codegen.check_alias(lay, type(count)(**{**count.__dict__, "alias": ""}))
+
+
+def test_subtype_tests_come_from_the_placements():
+    model = _staging_docs()["stg_smf__qpst"]
+    subtype = next(c for c in model["columns"] if c["name"] == "smf_subtype")
+    (test,) = subtype["data_tests"]
+    assert test["accepted_values"]["arguments"]["values"] == [2, 215]
+
+
+def test_the_staging_key_is_the_loaders_natural_key():
+    sql = (ROOT / "models/staging/stg_smf__qqst.sql").read_text()
+    assert "'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))', 'qqstqnam'" in sql
+    sql = (ROOT / "models/staging/stg_smf__qcst.sql").read_text()
+    assert "'qcstchnm', 'entry_index'" in sql
+
+
+def test_check_mode_reports_and_fails_on_a_stale_tree(tmp_path, capsys):
+    (tmp_path / "dbt_project.yml").write_text("name: x\n")
+    assert dbt_codegen.main(["--project-dir", str(tmp_path), "--check"]) == 1
+    assert "out of date: models/staging/stg_smf__qqst.sql" in capsys.readouterr().out
+    assert dbt_codegen.main(["--project-dir", str(tmp_path)]) == 0
+    assert dbt_codegen.main(["--project-dir", str(tmp_path), "--check"]) == 0
