@@ -145,8 +145,9 @@ class ScenarioConfig:
         object.__setattr__(self, "versions", tuple(normalise_version(v) for v in self.versions))
         if not 1 <= self.qmgrs <= 999:
             raise ValueError("qmgrs must be 1..999")
-        if not 1 <= self.lpars <= self.qmgrs:
-            raise ValueError("lpars must be 1..qmgrs")
+        if self.lpars < 1:
+            raise ValueError("lpars must be >= 1")
+        object.__setattr__(self, "lpars", min(self.lpars, self.qmgrs))  # an LPAR without a queue manager writes nothing
         if not 1 <= self.queues <= 60000:
             raise ValueError("queues must be 1..60000")
         if self.intervals < 1:

@@ -5,8 +5,11 @@
   records after it (and the dump trailer) are gone.
 * ``bitflip``: one bit of a structure's eyecatcher flips. The record is quarantined as a whole
   (identifier/eyecatcher check); all other records decode.
-* ``badrdw``: a record's RDW length is too long (RDW and BDW framings). The framing walk
-  quarantines that record's bytes and resynchronises on the next record.
+* ``badrdw``: a record's RDW length is too long (RDW and BDW framings). In an RDW file the walk
+  quarantines that record's bytes and resynchronises on the next record. In a BDW file the segment
+  no longer fits its block, so the rest of the block is quarantined (the records in it are lost);
+  if the block ends with the start of a spanned record, that record's continuation segments in
+  the next block are quarantined as orphans.
 
 Damaged records are chosen from the seed among complete (single-segment) 115 records, away from
 each other and from the file's ends."""
@@ -118,27 +121,46 @@ def apply_corruptions(
             )
         elif kind == "badrdw":
             seg_off, seg_len = rec["segments"][0]
-            nxt = index[i + 1]
-            delta = _bad_length_delta(path, rec, nxt, framing)
-            _patch(path, seg_off, (seg_len + delta).to_bytes(2, "big"))
+            if framing == "rdw":
+                new_len = seg_len + _bad_length_delta(path, rec, index[i + 1])
+                quarantine = [
+                    dict(offset=rec["offset"], length=seg_len, smf_type=None, smf_subtype=None, reason_contains="RDW")
+                ]
+                lost = [rec]
+            else:
+                block_end = _block_end(path, seg_off)
+                new_len = block_end - seg_off + 8  # runs past the end of its block
+                quarantine = [
+                    dict(
+                        offset=seg_off,
+                        length=block_end - seg_off,
+                        smf_type=None,
+                        smf_subtype=None,
+                        reason_contains="block",
+                    )
+                ]
+                lost = [e for e in index if seg_off <= e["segments"][0][0] < block_end]
+                for seg in (sg for e in lost for sg in e["segments"] if sg[0] >= block_end):
+                    quarantine.append(
+                        dict(offset=seg[0], length=seg[1], smf_type=None, smf_subtype=None, reason_contains="orphan")
+                    )
+            _patch(path, seg_off, new_len.to_bytes(2, "big"))
             out.append(
                 dict(
                     kind=kind,
                     offset=seg_off,
                     length=2,
                     record=dict(what, offset=rec["offset"]),
-                    change=f"RDW length {seg_len} -> {seg_len + delta}",
-                    expected_quarantine=[
-                        dict(
-                            offset=rec["offset"],
-                            length=seg_len,
-                            smf_type=None,
-                            smf_subtype=None,
-                            reason_contains="RDW" if framing == "rdw" else "block",
-                        )
-                    ],
+                    change=f"RDW length {seg_len} -> {new_len}",
+                    expected_quarantine=quarantine,
                     records_lost=[
-                        dict(offset=rec["offset"], smf_type=115, smf_subtype=rec["subtype"], instances=rec["instances"])
+                        dict(
+                            offset=e["offset"],
+                            smf_type=e["smf_type"],
+                            smf_subtype=e["subtype"],
+                            instances=e.get("instances", {}),
+                        )
+                        for e in lost
                     ],
                 )
             )
@@ -181,24 +203,35 @@ def apply_corruptions(
 
 
 def _badrdw_ok(index: list[dict], i: int, framing: str) -> bool:
-    """The record is followed by a complete record; in BDW it must end its block, so that the
-    damaged length runs past the block end and only this record is lost."""
+    """RDW: the record is followed directly by a complete record (the damaged length ends inside
+    it). BDW: any complete record (the rest of its block goes)."""
+    if framing == "bdw":
+        return True
     if i + 1 >= len(index) or len(index[i + 1]["segments"]) != 1:
         return False
     seg_off, seg_len = index[i]["segments"][0]
-    nxt_off = index[i + 1]["segments"][0][0]
-    if framing == "rdw":
-        return nxt_off == seg_off + seg_len
-    return nxt_off == seg_off + seg_len + 4  # a BDW sits between them
+    return index[i + 1]["segments"][0][0] == seg_off + seg_len
 
 
-def _bad_length_delta(path: str, rec: dict, nxt: dict, framing: str) -> int:
+def _block_end(path: str, offset: int) -> int:
+    """End of the VBS block that holds the segment at ``offset`` (walking the BDWs)."""
+    size = os.path.getsize(path)
+    with open(path, "rb") as fh:
+        p = 0
+        while p < size:
+            fh.seek(p)
+            end = p + int.from_bytes(fh.read(2), "big")
+            if p < offset < end:
+                return end
+            p = end
+    raise ValueError(f"no block holds offset {offset}")
+
+
+def _bad_length_delta(path: str, rec: dict, nxt: dict) -> int:
     """How much longer the damaged RDW claims to be: it ends inside the next record, at a place
     that cannot pass for an RDW (so the walk cannot take the wrong length for a good one)."""
-    seg_off, seg_len = rec["segments"][0]
+    _, seg_len = rec["segments"][0]
     nxt_off, nxt_len = nxt["segments"][0]
-    if framing == "bdw":
-        return 8
     body = _read(path, nxt_off, nxt_len)
     for delta in range(7, min(nxt_len - 8, 32760 - seg_len)):
         p = delta  # position inside the next record where the bad length ends

@@ -518,6 +518,7 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
         elif check == "partial_nonzero_depth":
             put("QQSTPART", True)
             put("QQSTDPTH", max(17, int(c["QQSTDPTH"][q])))
+            put("QQSTMAGE", 0)
             rec["relation"] = "shared queue partial record (QQSTPART) with QQSTDPTH <> 0"
         elif check == "partial_nonzero_age":
             put("QQSTPART", True)
@@ -576,7 +577,7 @@ def rule_assumptions(scenario) -> dict:
         "interval in the data",
         "LOG02": "log MB/s = QJSTBFFL x 4096 / T / 2^20 against the reference rate for the message-size column nearest "
         "QMSTPBP / QMSTSPP; firings are computed against the fastest reference DASD (DS8870, 4 stripes, zHPF), "
-        "so they fire for any DASD choice; clean data stay below 0.5 even against the slowest (RVA-T82)",
+        "so they fire for any DASD choice; clean data stay below 0.5 against every reference from ESS E20 ESCON on",
         "LOG03": "per interval with checkpoints: (QJSTWRW + QJSTWRNW + QJSTWRF) / QJSTLLCP; clean data keep it above "
         "4,000,000 for intervals of 30 minutes or longer (LOGLOAD 10,000,000)",
         "CF03": "evaluated when QESTCSEC + QESTCMEC >= 1000",

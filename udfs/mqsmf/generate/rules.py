@@ -42,7 +42,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 # MP16 reference log rates (MB/s) for 1 KB / 5 KB / 1 MB persistent messages (mp16-rules.md 3.1).
 LOG_REF_FASTEST = {1024: 64.7, 5 * 1024: 136.4, 1 << 20: 337.5}  # DS8870, 4 stripes, zHPF
-LOG_REF_SLOWEST = {1024: 2.3, 5 * 1024: 2.8, 1 << 20: 2.8}  # RVA-T82 (no 1 MB figure: its 5 KB rate)
+LOG_REF_SLOWEST = {1024: 5.3, 5 * 1024: 7.1, 1 << 20: 7.1}  # ESS E20 ESCON (no 1 MB figure: its 5 KB rate)
 ADMIN_STRUCTURE = "CSQ_ADMIN"
 
 

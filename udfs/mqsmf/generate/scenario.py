@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cache
 
 import numpy as np
 import pyarrow as pa
@@ -98,10 +99,15 @@ class TruthCollector:
         return truth_table(name, self.parts.get(name, []), None if self.columns is None else self.columns.get(name))
 
 
+@cache
+def _schema(name: str) -> pa.Schema:
+    return arrow_schema(name, TYPED)
+
+
 def truth_table(name: str, parts: list[tuple], wanted: set[str] | None = None) -> pa.Table:
     """Typed Arrow table of the written rows, in the decoder's schema (minus the file position).
     Fields beyond an instance's length are NULL; fields the model leaves out are zero."""
-    schema = arrow_schema(name, TYPED)
+    schema = _schema(name)
     lay = layout(name)
     counts = np.array([len(p[2]) for p in parts], dtype=np.int64)
     n_total = int(counts.sum())
@@ -392,7 +398,7 @@ class _Counts:
 
     def add(self, rec: LogicalRecord) -> None:
         self.records[f"{rec.smf_type}/{rec.subtype}"] += 1
-        self.instances.update(rec.instances)
+        self.instances.update({name: n for name, n in rec.instances.items() if n})
 
 
 def write_scenario(

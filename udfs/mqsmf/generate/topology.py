@@ -222,7 +222,7 @@ def _profile(n: int, rng: np.random.Generator, shared: np.ndarray) -> dict[str, 
     # Persistent messages are small (log bandwidth); non-persistent ones vary more.
     median = np.where(pshare > 0.5, 600.0, 1500.0)
     size = np.clip(
-        rng.lognormal(np.log(median), 0.9), 64, np.where(pshare > 0.5, 4_000, np.where(shared, 30_000, 60_000))
+        rng.lognormal(np.log(median), 0.9), 64, np.where(pshare > 0.5, 3_000, np.where(shared, 30_000, 60_000))
     )
     return dict(
         pshare=pshare,
