@@ -1,0 +1,566 @@
+"""The data-quality gate on tables built here: the real samples' structures (QPST, QJST, QMST,
+QEST, ... of TESTCHL.dat, decoded by mqsmf) plus QQST and QIS1 rows written from the layouts.
+
+One clean warehouse schema must pass every check. A second schema holds the same data with one
+planted violation per check, each on its own row; the gate must fail and list exactly the planted
+rows under exactly the planted check (no more, no fewer, nothing under other checks), and GX must
+count the same violations as the SQL that lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from mqsmf import arrow_schema, read_file
+from mqsmf.quality import cli
+from mqsmf.quality.checks import ERROR, RAW, WARN, catalogue
+from mqsmf.quality.rules import AtMost, SumOf, When
+
+from .smf_samples import sample
+
+START = datetime(2025, 6, 2, tzinfo=UTC)
+INTERVAL = timedelta(minutes=30)
+QMGRS = ("QM01", "QM02")
+QUEUES = ("APP.SHARED.1", "APP.SHARED.2", "APP.PRIVATE.1", "APP.PRIVATE.2", "SYSTEM.OLD.930")
+
+
+# ----------------------------------------------------------------------------------------------
+# Catalogue (no Spark)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_every_check_names_columns_its_raw_frame_has():
+    cat = catalogue().for_stage(RAW)
+    frame_columns = {
+        name: set(arrow_schema(name.upper()).names) for name in ("qqst", "qpst", "qest", "qjst", "qmst", "qis1")
+    }
+    frame_columns["records"] = {
+        "structure", "smf_type", "smf_subtype", "qmgr", "interval_start", "object_key",
+        "identifier", "identifier_expected", "eyecatcher", "eyecatcher_expected",
+    }  # fmt: skip
+    frame_columns["intervals"] = {"structure", "qmgr", "interval_seconds", "dq_gap_seconds", "previous_interval_end"}
+    frame_columns["quarantine"] = {"source_file", "offset", "length", "smf_type", "smf_subtype", "reason"}
+    for c in cat.checks:
+        frame = cat.frames[c.frame]
+        available = frame_columns[c.frame] | {n for n, _ in frame.derived} | set(c.rule.derived)
+        missing = {*c.rule.columns, *(w.column for w in c.when)} - available
+        assert not missing, f"{c.name} uses columns its frame lacks: {missing}"
+        assert c.source, f"{c.name} has no source"
+        assert c.description, f"{c.name} has no description"
+
+
+def test_conditions_and_rules_render_once_for_both_gx_and_sql():
+    c = catalogue().check("qqst_partial_shared_age_zero")
+    assert (
+        c.violation_sql()
+        == "`QQSTDISP` = true AND `QQSTPART` = true AND (`QQSTMAGE` IS NOT NULL AND `QQSTMAGE` NOT IN (0))"
+    )
+    e = _expectation(c)
+    assert e.column == "QQSTMAGE" and e.value_set == [0]
+    assert repr(e.row_condition) == "(QQSTDISP == True AND QQSTPART == True)"
+    assert e.severity.value == "critical" and e.meta["check"] == c.name
+
+    split = catalogue().check("qqst_puts_split")
+    assert isinstance(split.rule, SumOf)
+    assert split.rule.derived == {"dq_QQSTPUTS_minus_parts": "`QQSTPUTS` - (`QQSTNPPT` + `QQSTPPT`)"}
+    e = _expectation(split)
+    assert (e.column, e.min_value, e.max_value) == ("dq_QQSTPUTS_minus_parts", 0, 0)
+    warn = catalogue().check("qmst_counters_not_negative")
+    assert warn.severity == WARN and _expectation(warn).severity.value == "warning"
+
+
+def _expectation(check):
+    from mqsmf.quality.gate import expectation_for
+
+    return expectation_for(check)
+
+
+def test_gx_pair_expectation_orientation_matches_the_sql():
+    rule = AtMost("QQSTNMAG", "QQSTFLGT")
+    e = rule.expectation()
+    # GX: column_A >= column_B; ours: low <= high.
+    assert (e.column_A, e.column_B, e.or_equal) == ("QQSTFLGT", "QQSTNMAG", True)
+    assert "NOT (`QQSTNMAG` <= `QQSTFLGT`)" in rule.violation_sql()
+
+
+def test_when_rejects_unknown_operators():
+    with pytest.raises(ValueError):
+        When("QQSTDISP", "=~", True)
+
+
+def test_cli_lists_the_catalogue_without_spark(capsys):
+    from mqsmf.cli import main
+
+    assert main(["check", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "qqst_nmag_within_flgt" in out and "seeds/000" in out and "stage marts" in out
+
+
+def test_cli_rejects_a_bad_severity_override(capsys):
+    from mqsmf.cli import main
+
+    assert main(["check", "--severity", "qqst_puts_split=fatal"]) == 2
+    assert "NAME=error or NAME=warn" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------
+# Building the tables
+# ----------------------------------------------------------------------------------------------
+
+
+def _table(structure: str, rows: list[dict]) -> pa.Table:
+    schema = arrow_schema(structure)
+    return pa.Table.from_pylist([{n: r.get(n) for n in schema.names} for r in rows], schema=schema)
+
+
+def _context(qmgr: str, k: int, offset: int, subtype: int, version: str = "9.4.3") -> dict:
+    start = START + k * INTERVAL
+    return {
+        "source_file": "generated-by-test.dat",
+        "record_offset": offset,
+        "smf_type": 115,
+        "smf_subtype": subtype,
+        "system_id": "SYS1",
+        "qmgr": qmgr,
+        "qsg": "QSGA" if version.startswith("10") else None,
+        "smf_rel": "943",
+        "mq_version": version,
+        "smf_time": start + INTERVAL,
+        "utc_offset_minutes": 0,
+        "record_stck": start + INTERVAL,
+        "interval_start_local": start.replace(tzinfo=None),
+        "interval_start": start,
+        "interval_end": start + INTERVAL,
+        "interval_seconds": INTERVAL.total_seconds(),
+        "entry_index": 0,
+    }
+
+
+def qqst_rows() -> list[dict]:
+    """Clean QQST rows: 2 queue managers x 2 intervals x 5 queues (2 shared, 2 private, 1 at 9.3.0
+    level whose 9.3.1+ fields are absent), plus one partial shared and one partial private record."""
+    rows = []
+    for qi, qmgr in enumerate(QMGRS):
+        for k in range(2):
+            for i, name in enumerate(QUEUES):
+                shared = "SHARED" in name
+                old = name.endswith("930")
+                row = _context(qmgr, k, 1000 * k + 10 * i, 216, "10.0.0" if qi else "9.4.3")
+                row.update(
+                    QQSTID=0xD80F, QQSTLL=84 if old else 672, QQSTEYEC="QQST", QQSTQNAM=name,
+                    QQSTFLAG=0x80000000 if shared else 0, QQSTDISP=shared, QQSTPART=False,
+                    QQSTUNCM=None if old else False,
+                    QQSTPSID=-1 if shared else 1, QQSTBPID=-1 if shared else 1,
+                    QQSTQSGN="QSGA" if shared else "", QQSTCFST="APPL1" if shared else "", QQSTDPTH=5,
+                )  # fmt: skip
+                structure_length = row["QQSTLL"]
+                row["structure_length"] = structure_length
+                if not old:
+                    row.update(
+                        QQSTOPCT=1, QQSTIPCT=1, QQSTMAGE=3, QQSTDPHI=10, QQSTDPLO=2,
+                        QQSTPUTS=10, QQSTNPPT=4, QQSTPPT=6, QQSTPUT1=2, QQSTNPP1=1, QQSTPP1=1,
+                        QQSTPUTB=1000, QQSTNPPB=400, QQSTPPB=600, QQSTPT1B=200, QQSTNP1B=100, QQSTP1B=100,
+                        QQSTGETS=8, QQSTNPDG=3, QQSTPDG=5, QQSTGETB=800, QQSTNPDB=300, QQSTPDB=500,
+                        QQSTBRWS=2, QQSTNPBR=1, QQSTPBR=1, QQSTBRWB=200, QQSTNPBB=100, QQSTPBB=100,
+                        QQSTFLGT=5, QQSTNMAG=2, QQSTTMFG=1, QQSTMSMI=50, QQSTMSAV=100, QQSTMSMA=200,
+                        QQSTIPHI=3, QQSTIPLO=1, QQSTOPHI=3, QQSTOPLO=1,
+                    )  # fmt: skip
+                rows.append(row)
+    # A CF access problem: QM02's view of a shared queue and of a private queue, both partial.
+    for k in range(2):
+        for name, shared in (("APP.SHARED.PARTIAL", True), ("APP.PRIVATE.PARTIAL", False)):
+            row = dict(next(r for r in rows if r["qmgr"] == "QM02" and r["QQSTDISP"] == shared and r["QQSTLL"] == 672))
+            row.update(_context("QM02", k, 900 + 1000 * k + shared, 216, "10.0.0"))
+            row.update(QQSTQNAM=name, QQSTPART=True, QQSTMAGE=0, structure_length=672)
+            if shared:
+                row.update(QQSTDPTH=0)
+            rows.append(row)
+    return rows
+
+
+def qis1_rows() -> list[dict]:
+    rows = []
+    for qmgr in QMGRS:
+        for k in range(2):
+            for ps in range(3):
+                row = _context(qmgr, k, 5000 + 100 * k + ps, 201)
+                row.update(
+                    structure_length=104, QIS1ID=0xD90F, QIS1LL=104, QIS1EYEC="QIS1", QIS1PSNO=ps, QIS1BPNO=ps,
+                    QIS1TOPG=1000, QIS1UNPG=400, QIS1PPG=300, QIS1NPPG=300,
+                )  # fmt: skip
+                rows.append(row)
+    return rows
+
+
+def quarantine_table(rows: int) -> pa.Table:
+    from mqsmf.reader import QUARANTINE_SCHEMA
+
+    reason = "QQST instance 0 at record offset 60 has identifier X'0000' eyecatcher '....' (expected X'D80F' 'QQST')"
+    return pa.Table.from_pylist(
+        [
+            {"source_file": "damaged.dat", "offset": 100 + i, "length": 64, "smf_type": 115, "smf_subtype": 216,
+             "reason": reason, "raw_bytes": b"\0" * 64}
+            for i in range(rows)
+        ],
+        schema=QUARANTINE_SCHEMA,
+    )  # fmt: skip
+
+
+# Structures of the sample the checks look at (more tables only make the test slower).
+SAMPLE_STRUCTURES = ("QPST", "QJST", "QMST", "QEST", "QSST", "QTST", "QLST", "QMAC")
+
+
+def clean_tables() -> dict[str, pa.Table]:
+    tables, _ = read_file(str(sample("TESTCHL")), structures=list(SAMPLE_STRUCTURES))
+    out = {name.lower(): t for name, t in tables.items()}
+    # The V8 sample has no QMSTSPP..QMSTNBP (9.0.3) and no QEST entry without IXLLSTM calls: give a
+    # few rows consistent values so that the checks on them have something to pass.
+    qmst = out["qmst"]
+    for i in range(4):
+        qmst = _set(qmst, i, QMSTSPP=0, QMSTPBP=0, QMSTSNP=0, QMSTNBP=0)
+    out["qmst"] = qmst
+    out["qest"] = _set(out["qest"], 3, QESTCMEC=0, QESTMSTC=0)
+    out["qqst"] = _table("QQST", qqst_rows())
+    out["qis1"] = _table("QIS1", qis1_rows())
+    out["smf_quarantine"] = quarantine_table(0)
+    return out
+
+
+def _set(table: pa.Table, row: int, **values) -> pa.Table:
+    """A copy of ``table`` with some columns of one row changed."""
+    for column, value in values.items():
+        i = table.schema.get_field_index(column)
+        data = table.column(i).to_pylist()
+        data[row] = value
+        table = table.set_column(i, table.schema.field(i), pa.array(data, table.schema.field(i).type))
+    return table
+
+
+def _row(table: pa.Table, **match) -> int:
+    mask = None
+    for column, value in match.items():
+        m = pc.equal(table[column], pa.scalar(value, table.schema.field(column).type))
+        mask = m if mask is None else pc.and_(mask, m)
+    hits = pc.indices_nonzero(mask).to_pylist()
+    assert hits, f"no row with {match}"
+    return hits[0]
+
+
+def _key(table: pa.Table, i: int, object_column: str | None) -> tuple:
+    r = table.slice(i, 1).to_pylist()[0]
+    return (r["qmgr"], None if object_column is None else str(r[object_column]), r["interval_start"])
+
+
+def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str, set]]:
+    """The clean tables with one violation per check; {check: keys (qmgr, object, interval start)}
+    of the rows the gate must list."""
+    t = dict(tables)
+    want: dict[str, set] = {}
+    q = t["qqst"]
+
+    def qqst(check, qmgr, queue, k, **values):
+        nonlocal q
+        i = _row(q, qmgr=qmgr, QQSTQNAM=queue, interval_start=START + k * INTERVAL)
+        q = _set(q, i, **values)
+        want.setdefault(check, set()).add(_key(q, i, "QQSTQNAM"))
+
+    qqst("qqst_nmag_within_flgt", "QM01", "APP.SHARED.1", 0, QQSTNMAG=6)
+    qqst("qqst_tmfg_within_flgt", "QM01", "APP.SHARED.2", 0, QQSTTMFG=9)
+    qqst("qqst_partial_shared_depth_zero", "QM02", "APP.SHARED.PARTIAL", 0, QQSTDPTH=7)
+    qqst("qqst_partial_shared_age_zero", "QM02", "APP.SHARED.PARTIAL", 1, QQSTMAGE=30)
+    qqst("qqst_partial_private_age_zero", "QM02", "APP.PRIVATE.PARTIAL", 0, QQSTMAGE=12)
+    qqst("qqst_partial_shared_uncommitted_off", "QM02", "APP.SHARED.PARTIAL", 1, QQSTUNCM=True)
+    qqst("qqst_shared_no_pageset", "QM01", "APP.SHARED.1", 1, QQSTPSID=3)
+    qqst("qqst_shared_no_bufferpool", "QM01", "APP.SHARED.2", 1, QQSTBPID=2)
+    qqst("qqst_shared_qsg_named", "QM01", "APP.SHARED.1", 1, QQSTQSGN="")
+    qqst("qqst_shared_cf_structure_named", "QM02", "APP.SHARED.1", 0, QQSTCFST="")
+    qqst("qqst_private_qsg_blank", "QM01", "APP.PRIVATE.1", 0, QQSTQSGN="QSGA")
+    qqst("qqst_private_cf_structure_blank", "QM01", "APP.PRIVATE.2", 0, QQSTCFST="APPL1")
+    qqst("qqst_shared_qsg_matches_header", "QM02", "APP.SHARED.2", 0, QQSTQSGN="QSGB")
+    qqst("qqst_puts_split", "QM01", "APP.PRIVATE.1", 1, QQSTPUTS=11)
+    qqst("qqst_put1_split", "QM01", "APP.PRIVATE.2", 1, QQSTNPP1=0)
+    qqst("qqst_put_bytes_split", "QM02", "APP.PRIVATE.1", 0, QQSTPPB=601)
+    qqst("qqst_put1_bytes_split", "QM02", "APP.PRIVATE.2", 0, QQSTPT1B=0)
+    qqst("qqst_gets_split", "QM02", "APP.PRIVATE.1", 1, QQSTPDG=4)
+    qqst("qqst_get_bytes_split", "QM02", "APP.PRIVATE.2", 1, QQSTGETB=801)
+    qqst("qqst_browses_split", "QM02", "APP.SHARED.1", 1, QQSTBRWS=3)
+    qqst("qqst_browse_bytes_split", "QM02", "APP.SHARED.2", 1, QQSTNPBB=99)
+    # (On a partial record: elsewhere the current depth would also be outside the watermarks.)
+    qqst("qqst_depth_watermarks", "QM02", "APP.PRIVATE.PARTIAL", 1, QQSTDPLO=20, QQSTDPHI=10)
+    qqst("qqst_depth_above_low_watermark", "QM01", "APP.PRIVATE.2", 1, QQSTDPTH=1)
+    qqst("qqst_depth_below_high_watermark", "QM02", "APP.PRIVATE.1", 1, QQSTDPTH=11)
+    qqst("qqst_input_handle_watermarks", "QM01", "APP.SHARED.2", 1, QQSTIPLO=4)
+    qqst("qqst_output_handle_watermarks", "QM02", "APP.SHARED.1", 1, QQSTOPHI=0)
+    qqst("qqst_message_size_min_avg", "QM01", "APP.SHARED.1", 0, QQSTMSMI=150)
+    qqst("qqst_message_size_avg_max", "QM02", "APP.PRIVATE.2", 1, QQSTMSAV=250)
+    # Sizes out of order on a queue where nothing was put are not a violation.
+    i = _row(q, qmgr="QM02", QQSTQNAM="APP.SHARED.2", interval_start=START + INTERVAL)
+    q = _set(q, i, QQSTPUTS=0, QQSTNPPT=0, QQSTPPT=0, QQSTPUT1=0, QQSTNPP1=0, QQSTPP1=0, QQSTMSMI=300)
+    t["qqst"] = q
+    qqst("qqst_queue_named", "QM01", "SYSTEM.OLD.930", 1, QQSTQNAM="")
+    t["qqst"] = q
+
+    p = t["qpst"]
+    i = 3
+    p = _set(p, i, QPSTCBSL=p["QPSTCBS"][i].as_py() + 1)
+    want["qpst_lowest_stealable_within_current"] = {_key(p, i, "QPSTPOOL")}
+    i = 40
+    p = _set(p, i, QPSTCBS=p["QPSTNBUF"][i].as_py() + 1, QPSTCBSL=0)
+    want["qpst_stealable_within_buffers"] = {_key(p, i, "QPSTPOOL")}
+    i = 77
+    p = _set(p, i, QPSTGETP=-2)
+    want["qpst_counters_not_negative"] = {_key(p, i, "QPSTPOOL")}
+    i = 100
+    p = _set(p, i, QPSTPOOL=100)
+    want["qpst_pool_number"] = {_key(p, i, "QPSTPOOL")}
+    # One pool reported twice for the same interval: both rows are listed.
+    dup = p.slice(5, 1)
+    p = pa.concat_tables([p, _set(dup, 0, record_offset=999_999)])
+    want["duplicate_record"] = {_key(p, 5, "QPSTPOOL")}
+    t["qpst"] = p
+
+    s = t["qis1"]
+    i = _row(s, qmgr="QM02", QIS1PSNO=1, interval_start=START)
+    s = _set(s, i, QIS1UNPG=1001)
+    want["qis1_unused_within_total"] = {_key(s, i, "QIS1PSNO")}
+    i = _row(s, qmgr="QM01", QIS1PSNO=2, interval_start=START + INTERVAL)
+    s = _set(s, i, QIS1PSNO=100)
+    want["qis1_page_set_number"] = {_key(s, i, "QIS1PSNO")}
+    t["qis1"] = s
+
+    e = t["qest"]
+    i = 0
+    e = _set(e, i, QESTSSTC=25)
+    want["qest_ixllste_time_needs_calls"] = {_key(e, i, "QESTSTR")}
+    i = 1
+    e = _set(e, i, QESTCMEC=0, QESTMSTC=7)
+    want["qest_ixllstm_time_needs_calls"] = {_key(e, i, "QESTSTR")}
+    i = 2
+    e = _set(e, i, QESTSTRN=64)
+    want["qest_structure_number"] = {_key(e, i, "QESTSTR")}
+    t["qest"] = e
+
+    j = t["qjst"]
+    j = _set(j, 1, QJSTCMPREQ=1, QJSTCMPFAIL=2)
+    j = _set(j, 2, QJSTDECREQ=0, QJSTDECFAIL=1)
+    j = _set(j, 3, QJSTIO_1_0_QJSTIOMAXIO=500, QJSTIO_1_0_QJSTIOTOTIO=400)
+    j = _set(j, 4, QJSTIO_0_1_QJSTIOMAXSUS=9, QJSTIO_0_1_QJSTIOTOTSUS=8)
+    j = _set(j, 5, QJSTWRW=-1)
+    for check, i in (
+        ("qjst_compression_failures_within_requests", 1),
+        ("qjst_decompression_failures_within_requests", 2),
+        ("qjst_longest_io_within_total", 3),
+        ("qjst_longest_suspend_within_total", 4),
+        ("qjst_counters_not_negative", 5),
+    ):
+        want[check] = {(j["qmgr"][i].as_py(), "log", j["interval_start"][i].as_py())}
+    # A later QJST interval starts 30 s before the one before it ended: an overlap.
+    ordered = pc.sort_indices(j, [("interval_start", "ascending")]).to_pylist()
+    i = next(i for i in ordered[9:] if i > 5)
+    j = _set(j, i, interval_start=j["interval_start"][i].as_py() - timedelta(seconds=30))
+    want["interval_overlap"] = {(j["qmgr"][i].as_py(), "QJST", j["interval_start"][i].as_py())}
+    t["qjst"] = j
+
+    m = t["qmst"]
+    m = _set(m, 1, QMSTSPP=0, QMSTPBP=4096)
+    m = _set(m, 2, QMSTSNP=0, QMSTNBP=100)
+    m = _set(m, 3, QMSTGET=-7)
+    for check, i in (
+        ("qmst_persistent_bytes_need_messages", 1),
+        ("qmst_nonpersistent_bytes_need_messages", 2),
+        ("qmst_counters_not_negative", 3),
+    ):
+        want[check] = {(m["qmgr"][i].as_py(), "message manager", m["interval_start"][i].as_py())}
+    m = _set(m, 4, QMSTID=0xD40E)
+    want["structure_identifier"] = {(m["qmgr"][4].as_py(), "QMST", m["interval_start"][4].as_py())}
+    t["qmst"] = m
+
+    qs = t["qsst"]
+    qs = _set(qs, 6, QSSTEYEC="QSSX")
+    want["structure_eyecatcher"] = {(qs["qmgr"][6].as_py(), "QSST", qs["interval_start"][6].as_py())}
+    t["qsst"] = qs
+
+    # QTST's 8th interval is missing: the 9th starts one interval after the 7th ended.
+    qt = t["qtst"]
+    ordered = pc.sort_indices(qt, [("interval_start", "ascending")]).to_pylist()
+    gap_next = ordered[8]
+    want["interval_gap"] = {(qt["qmgr"][gap_next].as_py(), "QTST", qt["interval_start"][gap_next].as_py())}
+    qt = qt.take([i for i in range(qt.num_rows) if i != ordered[7]])
+    t["qtst"] = qt
+
+    ql = t["qlst"]
+    ordered = pc.sort_indices(ql, [("interval_start", "ascending")]).to_pylist()
+    ql = _set(ql, ordered[3], interval_seconds=0.0)
+    want["interval_length_positive"] = {
+        (ql["qmgr"][ordered[3]].as_py(), "QLST", ql["interval_start"][ordered[3]].as_py())
+    }
+    t["qlst"] = ql
+
+    t["smf_quarantine"] = quarantine_table(2)
+    want["quarantined_span"] = {(None, quarantine_table(1)["reason"][0].as_py(), None)}
+    return t, want
+
+
+def _write_schema(spark, schema: str, tables: dict[str, pa.Table], folder) -> None:
+    """Parquet files written by Arrow, registered as external tables (no Spark write job)."""
+    import pyarrow.parquet as pq
+
+    spark.sql(f"DROP DATABASE IF EXISTS {schema} CASCADE")
+    spark.sql(f"CREATE DATABASE {schema}")
+    for name, table in tables.items():
+        path = folder / schema / name
+        path.mkdir(parents=True)
+        pq.write_table(table, path / "part-0.parquet")
+        spark.sql(f"CREATE TABLE {schema}.{name} USING parquet LOCATION '{path}'")
+
+
+# ----------------------------------------------------------------------------------------------
+# The gate on Spark
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def warehouse(spark, tmp_path_factory):
+    tables = clean_tables()
+    bad, want = planted(tables)
+    files = tmp_path_factory.mktemp("dq_tables")
+    _write_schema(spark, "dq_test_clean", tables, files)
+    _write_schema(spark, "dq_test_bad", bad, files)
+    return tmp_path_factory.mktemp("dq_docs"), want
+
+
+@pytest.fixture(scope="module")
+def clean_run(spark, warehouse):
+    from mqsmf.quality.gate import run_gate
+
+    docs, _ = warehouse
+    return run_gate(spark, RAW, schemas={RAW: "dq_test_clean"}, quality_schema="dq_test_quality", docs_dir=docs)
+
+
+@pytest.fixture(scope="module")
+def bad_run(spark, warehouse, clean_run):
+    from mqsmf.quality.gate import run_gate
+
+    docs, _ = warehouse
+    return run_gate(spark, RAW, schemas={RAW: "dq_test_bad"}, quality_schema="dq_test_quality", docs_dir=docs)
+
+
+@pytest.mark.spark
+def test_clean_tables_pass_every_check(clean_run):
+    assert clean_run.passed and clean_run.exit_code == 0
+    assert not clean_run.skipped_frames
+    for o in clean_run.outcomes:
+        assert (o.status, o.violations) == ("passed", 0), (o.check.name, o.samples)
+        if o.check.name != "quarantined_span":  # a table-level expectation: no row count of its own
+            assert o.evaluated_rows, f"{o.check.name} evaluated no rows: the clean data does not exercise it"
+
+
+@pytest.mark.spark
+def test_each_planted_violation_fails_exactly_its_check_on_exactly_its_rows(spark, bad_run, warehouse):
+    _, want = warehouse
+    assert not bad_run.passed and bad_run.exit_code == 1
+    assert set(want) == {c.name for c in catalogue().for_stage(RAW).checks}, "every raw check has a planted violation"
+    failed = {o.check.name: o for o in bad_run.failed()}
+    assert set(failed) == set(want)
+    rows = spark.sql(
+        "SELECT check_name, qmgr_name, object_name, unix_micros(interval_start_at) AS start_us FROM "
+        f"dq_test_quality.dq_violations WHERE stage = 'raw' AND run_id = '{bad_run.run_id}'"
+    ).collect()
+    listed: dict[str, set] = {}
+    for r in rows:
+        listed.setdefault(r.check_name, set()).add((r.qmgr_name, r.object_name, _utc(r.start_us)))
+    for check, keys in want.items():
+        assert listed.get(check) == keys, check
+        o = failed[check]
+        assert o.gx_unexpected == o.violations, f"{check}: GX counted {o.gx_unexpected}, SQL listed {o.violations}"
+    dup = failed["duplicate_record"]
+    assert dup.violations == 2  # both copies of the duplicated pool row
+    assert failed["quarantined_span"].violations == 2
+
+
+def _utc(micros: int | None) -> datetime | None:
+    return None if micros is None else datetime.fromtimestamp(0, UTC) + timedelta(microseconds=micros)
+
+
+@pytest.mark.spark
+def test_violation_rows_carry_the_values_involved(spark, bad_run):
+    row = spark.sql(
+        "SELECT * FROM dq_test_quality.dq_violations WHERE check_name = 'qqst_nmag_within_flgt' "
+        f"AND run_id = '{bad_run.run_id}'"
+    ).collect()[0]
+    assert json.loads(row["values"]) == {"QQSTNMAG": 6, "QQSTFLGT": 5}
+    assert (row.severity, row.stage, row.table_name, row.rule) == (ERROR, RAW, "qqst", "QQSTNMAG <= QQSTFLGT")
+    assert row.source_file == "generated-by-test.dat" and row.record_offset is not None
+    split = spark.sql(
+        "SELECT `values` FROM dq_test_quality.dq_violations WHERE check_name = 'qqst_puts_split' "
+        f"AND run_id = '{bad_run.run_id}'"
+    ).collect()[0]
+    assert json.loads(split["values"]) == {
+        "QQSTPUTS": 11, "QQSTNPPT": 4, "QQSTPPT": 6, "dq_QQSTPUTS_minus_parts": 1,
+    }  # fmt: skip
+
+
+@pytest.mark.spark
+def test_runs_replace_their_own_stage_only(spark, clean_run, bad_run):
+    runs = spark.sql("SELECT DISTINCT stage, run_id FROM dq_test_quality.dq_check_results").collect()
+    assert {(r.stage, r.run_id) for r in runs} == {(RAW, bad_run.run_id)}  # the clean run's rows were replaced
+    spark.sql(
+        "INSERT INTO dq_test_quality.dq_violations PARTITION (stage = 'marts') SELECT 'm', current_timestamp(), "
+        "'x', 'error', 't', 'r', NULL, NULL, NULL, NULL, NULL, '{}', NULL, NULL"
+    )
+    from mqsmf.quality.gate import run_gate
+
+    again = run_gate(
+        spark, RAW, schemas={RAW: "dq_test_clean"}, quality_schema="dq_test_quality", docs_dir=None,
+        checks=["qqst_nmag_within_flgt"],
+    )  # fmt: skip
+    counts = {
+        (r.stage, r.run_id): r.n
+        for r in spark.sql(
+            "SELECT stage, run_id, count(*) AS n FROM dq_test_quality.dq_violations GROUP BY 1, 2"
+        ).collect()
+    }
+    assert counts == {("marts", "m"): 1}  # raw replaced by the clean run (no violations), marts kept
+    assert again.passed
+
+
+@pytest.mark.spark
+def test_warnings_pass_the_gate_unless_strict(spark, warehouse):
+    from mqsmf.quality.gate import run_gate
+
+    only = ["qmst_counters_not_negative", "qqst_nmag_within_flgt"]
+    kw = dict(schemas={RAW: "dq_test_bad"}, docs_dir=None, write=False, checks=only)
+    lenient = run_gate(spark, RAW, severities={"qqst_nmag_within_flgt": WARN}, **kw)
+    assert {o.check.name for o in lenient.failed(WARN)} == set(only)
+    assert lenient.passed and lenient.exit_code == 0
+    strict = run_gate(spark, RAW, strict=True, **kw)
+    assert not strict.passed and strict.exit_code == 1
+    assert {o.check.name for o in strict.failed(ERROR)} == {"qqst_nmag_within_flgt"}
+
+
+@pytest.mark.spark
+def test_report_names_the_offending_rows(bad_run):
+    text = cli.format_result(bad_run)
+    assert text.startswith("mqsmf check --stage raw: FAILED")
+    line = next(ln for ln in text.splitlines() if ln.strip().startswith("error") and "qqst_nmag_within_flgt" in ln)
+    assert "QQSTNMAG <= QQSTFLGT" in line and line.split()[3] == "1"
+    sample = next(ln for ln in text.splitlines() if '"QQSTNMAG":6' in ln)
+    assert "QM01" in sample and "APP.SHARED.1" in sample and "2025-06-02 00:00:00" in sample
+
+
+@pytest.mark.spark
+def test_data_docs_show_each_suite_with_its_notes(bad_run):
+    index = bad_run.docs_index
+    assert index is not None and index.is_file()
+    suite = (index.parent / "expectations" / "raw" / "qqst.html").read_text()
+    assert "qqst_nmag_within_flgt" in suite and "seeds/000" in suite and "QQSTNMAG" in suite
+    validations = [p for p in index.parent.rglob("validations/raw/qqst/**/*.html")]
+    assert len(validations) == 1
+    page = validations[0].read_text()
+    assert "[error] qqst_nmag_within_flgt: QQSTNMAG &lt;= QQSTFLGT" in page or "QQSTNMAG <= QQSTFLGT" in page
+    assert "raw.intervals" in (index.parent / "index.html").read_text()

@@ -1,0 +1,739 @@
+"""The check catalogue: every data-quality check of the gate, written once, as data.
+
+A **frame** is one Spark query the checks of a stage look at (a raw table, the union of all raw
+tables, the intervals of each queue manager, a reconciliation join of two marts). It also says
+which of its columns identify a row for an analyst: queue manager, QSG, object (queue, buffer
+pool, CF structure), interval, and the SMF record the row came from.
+
+A **check** is a named rule on a frame with a severity (``error`` fails the gate, ``warn`` is
+reported and passes), optional applicability conditions, and the source of the invariant. From
+each check the gate derives both the GX expectation (suite ``<stage>.<frame>``) and the SQL that
+lists the violating rows into ``dq_violations`` (see ``mqsmf.quality.rules``).
+
+Structure-wide checks (identifiers, eyecatchers, duplicates, interval continuity) are generated
+from the layout tables, so a structure added there is checked without code here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from ..layouts import Layout, column_name, layout, layouts
+from .rules import (
+    AtMost,
+    Between,
+    EachAtMost,
+    EqualColumns,
+    InSet,
+    NonNegative,
+    NoRows,
+    NotInSet,
+    Rule,
+    SumOf,
+    Unique,
+    When,
+    literal,
+    quote,
+)
+
+ERROR = "error"
+WARN = "warn"
+SEVERITIES = (ERROR, WARN)
+RAW = "raw"
+MARTS = "marts"
+STAGES = (RAW, MARTS)
+
+# Default slack, in seconds, between one interval's end and the next one's start.
+DEFAULT_INTERVAL_TOLERANCE_SECONDS = 1.0
+
+SEED_QQST = "IBM MQ 9.3.3 'Queue data records' (shared seeds/000)"
+SEED_QSG = "IBM MQ 'RESET QSTATS' usage notes: each QSG member keeps its own shared-queue counts (seeds/002)"
+LAYOUTS_DOC = "layout tables udfs/mqsmf/layouts (docs/smf-record-layouts.md)"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One query the checks look at. ``build(tables)`` gets ``{logical table: qualified name}`` for
+    the tables that exist and returns the SELECT, or None when the frame has nothing to look at.
+    The key attributes are SQL expressions over the frame's columns."""
+
+    name: str
+    stage: str
+    tables: tuple[str, ...]
+    build: Callable[[Mapping[str, str]], str | None]
+    description: str
+    table_name: str = "NULL"
+    qmgr_name: str = "qmgr"
+    qsg_name: str = "qsg"
+    object_name: str = "NULL"
+    interval_start_at: str = "interval_start"
+    interval_end_at: str = "interval_end"
+    source_file: str = "source_file"
+    record_offset: str = "record_offset"
+    # Columns computed before the checks' own derived columns (checks may condition on them).
+    derived: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def id(self) -> str:
+        return f"{self.stage}.{self.name}"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    frame: str
+    rule: Rule
+    severity: str = ERROR
+    when: tuple[When, ...] = ()
+    source: str = ""
+    description: str = ""
+    fields: tuple[str, ...] = field(default=())  # IBM fields the check is about (for the docs)
+
+    def __post_init__(self):
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"{self.name}: severity must be one of {SEVERITIES}")
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
+            raise ValueError(f"check name {self.name!r}: lower-case letters, digits and _ only")
+
+    @property
+    def text(self) -> str:
+        """The rule with its conditions, e.g. ``QQSTMAGE = 0 when QQSTDISP == True and ...``."""
+        if not self.when:
+            return self.rule.text
+        return f"{self.rule.text} when {' and '.join(w.text for w in self.when)}"
+
+    def violation_sql(self) -> str:
+        """True for a row of the frame that this check finds in violation."""
+        return " AND ".join([*(w.sql() for w in self.when), self.rule.violation_sql()])
+
+    def values_sql(self) -> str:
+        """The involved values of a row as a JSON object (decimal counters stay numbers)."""
+        names = dict.fromkeys([*(w.column for w in self.when), *self.rule.columns])
+        return "to_json(named_struct(" + ", ".join(f"{literal(n)}, {quote(n)}" for n in names) + "))"
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    frames: dict[str, Frame]
+    checks: tuple[Check, ...]
+
+    def for_stage(self, stage: str) -> Catalogue:
+        frames = {k: f for k, f in self.frames.items() if f.stage == stage}
+        return Catalogue(frames, tuple(c for c in self.checks if c.frame in frames))
+
+    def select(self, names: list[str] | None) -> Catalogue:
+        if not names:
+            return self
+        unknown = sorted(set(names) - {c.name for c in self.checks})
+        if unknown:
+            raise KeyError(f"unknown check(s): {', '.join(unknown)}")
+        checks = tuple(c for c in self.checks if c.name in names)
+        used = {c.frame for c in checks}
+        return Catalogue({k: f for k, f in self.frames.items() if k in used}, checks)
+
+    def check(self, name: str) -> Check:
+        for c in self.checks:
+            if c.name == name:
+                return c
+        raise KeyError(f"unknown check {name!r}")
+
+    def frame_checks(self, frame: str) -> tuple[Check, ...]:
+        return tuple(c for c in self.checks if c.frame == frame)
+
+
+# ----------------------------------------------------------------------------------------------
+# Raw stage: frames
+# ----------------------------------------------------------------------------------------------
+
+
+def table_of(structure: str) -> str:
+    """Raw table of a structure (the loader's contract: one lower-case table per structure)."""
+    return structure.lower()
+
+
+def _statistics_structures() -> list[Layout]:
+    return [lay for lay in layouts().values() if all(p.smf_type == 115 for p in lay.placements)]
+
+
+def _identity(lay: Layout) -> tuple[str | None, str | None]:
+    """Columns of a structure's identifier (X'....') and eyecatcher, if it has them."""
+    ident = next((f.column for f in lay.data_fields if f.type == "hex id (2)" and f.offset == 0), None)
+    eye = next((f.column for f in lay.data_fields if f.kind == "char" and f.offset == 4 and f.length == 4), None)
+    if lay.id_value is None or lay.eyecatcher is None:
+        return None, None
+    return ident, eye
+
+
+def _object_key_sql(lay: Layout) -> str:
+    keys = [column_name(k) for k in lay.natural_key]
+    if not keys:
+        return "CAST(NULL AS STRING)"
+    return "concat_ws('/', " + ", ".join(f"CAST({quote(k)} AS STRING)" for k in keys) + ")"
+
+
+def _records_sql(tables: Mapping[str, str]) -> str | None:
+    """Every decoded structure instance, narrowed to what identifies it."""
+    parts = []
+    for lay in layouts().values():
+        table = tables.get(table_of(lay.name))
+        if table is None:
+            continue
+        ident, eye = _identity(lay)
+        parts.append(
+            f"SELECT {literal(lay.name)} AS structure, smf_type, smf_subtype, qmgr, qsg, interval_start, "
+            f"interval_end, source_file, record_offset, entry_index, {_object_key_sql(lay)} AS object_key, "
+            f"CAST({quote(ident) if ident else 'NULL'} AS INT) AS identifier, "
+            f"{lay.id_value if ident else 'CAST(NULL AS INT)'} AS identifier_expected, "
+            f"CAST({quote(eye) if eye else 'NULL'} AS STRING) AS eyecatcher, "
+            f"{literal(lay.eyecatcher) if eye else 'CAST(NULL AS STRING)'} AS eyecatcher_expected "
+            f"FROM {table}"
+        )
+    return "\nUNION ALL\n".join(parts) or None
+
+
+def _intervals_sql(tables: Mapping[str, str]) -> str | None:
+    """One row per statistics structure, queue manager and interval, with the gap to the previous
+    interval of the same structure and queue manager (negative = overlap)."""
+    parts = [
+        f"SELECT DISTINCT {literal(lay.name)} AS structure, qmgr, qsg, interval_start, interval_end, "
+        f"interval_seconds FROM {tables[table_of(lay.name)]}"
+        for lay in _statistics_structures()
+        if table_of(lay.name) in tables
+    ]
+    if not parts:
+        return None
+    union = "\nUNION ALL\n".join(parts)
+    return (
+        "SELECT structure, qmgr, qsg, interval_start, interval_end, interval_seconds, previous_interval_end, "
+        "(unix_micros(interval_start) - unix_micros(previous_interval_end)) / 1e6 AS dq_gap_seconds FROM ("
+        "SELECT *, lag(interval_end) OVER (PARTITION BY structure, qmgr ORDER BY interval_start, interval_end) "
+        f"AS previous_interval_end FROM ({union}) AS intervals) AS ordered"
+    )
+
+
+def _single(table: str) -> Callable[[Mapping[str, str]], str | None]:
+    def build(tables: Mapping[str, str]) -> str | None:
+        return f"SELECT * FROM {tables[table]}" if table in tables else None
+
+    return build
+
+
+def _raw_frames() -> list[Frame]:
+    statistics = tuple(table_of(lay.name) for lay in _statistics_structures())
+    return [
+        Frame(
+            "records",
+            RAW,
+            tuple(table_of(n) for n in layouts()),
+            _records_sql,
+            "Every decoded structure instance of every raw table: identity and natural key.",
+            table_name="lower(structure)",
+            object_name="coalesce(object_key, structure)",
+        ),
+        Frame(
+            "intervals",
+            RAW,
+            statistics,
+            _intervals_sql,
+            "Statistics intervals per structure and queue manager, in start order.",
+            table_name="lower(structure)",
+            object_name="structure",
+            source_file="CAST(NULL AS STRING)",
+            record_offset="CAST(NULL AS BIGINT)",
+        ),
+        Frame(
+            "qqst",
+            RAW,
+            ("qqst",),
+            _single("qqst"),
+            "Queue statistics (115/216), one row per queue and interval.",
+            table_name="'qqst'",
+            object_name="QQSTQNAM",
+            derived=(("dq_messages_put", "`QQSTPUTS` + `QQSTPUT1`"),),
+        ),
+        Frame(
+            "qpst",
+            RAW,
+            ("qpst",),
+            _single("qpst"),
+            "Buffer pool statistics (115/215), one row per pool and interval.",
+            table_name="'qpst'",
+            object_name="CAST(QPSTPOOL AS STRING)",
+        ),
+        Frame(
+            "qest",
+            RAW,
+            ("qest",),
+            _single("qest"),
+            "Coupling facility manager statistics (115/2), one row per used CF structure entry.",
+            table_name="'qest'",
+            object_name="QESTSTR",
+        ),
+        Frame(
+            "qjst",
+            RAW,
+            ("qjst",),
+            _single("qjst"),
+            "Log manager statistics (115/1).",
+            table_name="'qjst'",
+            object_name="'log'",
+        ),
+        Frame(
+            "qmst",
+            RAW,
+            ("qmst",),
+            _single("qmst"),
+            "Message manager statistics (115/2).",
+            table_name="'qmst'",
+            object_name="'message manager'",
+        ),
+        Frame(
+            "qis1",
+            RAW,
+            ("qis1",),
+            _single("qis1"),
+            "Page set statistics (115/201), one row per page set and interval.",
+            table_name="'qis1'",
+            object_name="CAST(QIS1PSNO AS STRING)",
+        ),
+        Frame(
+            "quarantine",
+            RAW,
+            ("smf_quarantine",),
+            _single("smf_quarantine"),
+            "Spans of the input the reader could not decode (bad descriptor words, truncation, wrong "
+            "identifier or eyecatcher): the records are not in the tables, so the gate must say so.",
+            table_name="'smf_quarantine'",
+            qmgr_name="CAST(NULL AS STRING)",
+            qsg_name="CAST(NULL AS STRING)",
+            object_name="reason",
+            interval_start_at="CAST(NULL AS TIMESTAMP)",
+            interval_end_at="CAST(NULL AS TIMESTAMP)",
+            record_offset="`offset`",
+        ),
+    ]
+
+
+# ----------------------------------------------------------------------------------------------
+# Raw stage: checks
+# ----------------------------------------------------------------------------------------------
+
+SHARED = When("QQSTDISP", "==", True)
+PRIVATE = When("QQSTDISP", "==", False)
+PARTIAL = When("QQSTPART", "==", True)
+
+
+def _qqst_checks() -> list[Check]:
+    def qqst(name, rule, *, when=(), severity=ERROR, description="", source=SEED_QQST):
+        return Check(name, "qqst", rule, severity, tuple(when), source, description, fields=tuple(_ibm(rule, when)))
+
+    splits = [
+        ("qqst_puts_split", "QQSTPUTS", ("QQSTNPPT", "QQSTPPT"), "MQPUT count"),
+        ("qqst_put1_split", "QQSTPUT1", ("QQSTNPP1", "QQSTPP1"), "MQPUT1 count"),
+        ("qqst_put_bytes_split", "QQSTPUTB", ("QQSTNPPB", "QQSTPPB"), "MQPUT bytes"),
+        ("qqst_put1_bytes_split", "QQSTPT1B", ("QQSTNP1B", "QQSTP1B"), "MQPUT1 bytes"),
+        ("qqst_gets_split", "QQSTGETS", ("QQSTNPDG", "QQSTPDG"), "destructive MQGET count"),
+        ("qqst_get_bytes_split", "QQSTGETB", ("QQSTNPDB", "QQSTPDB"), "destructive MQGET bytes"),
+        ("qqst_browses_split", "QQSTBRWS", ("QQSTNPBR", "QQSTPBR"), "browse count"),
+        ("qqst_browse_bytes_split", "QQSTBRWB", ("QQSTNPBB", "QQSTPBB"), "browse bytes"),
+    ]
+    checks = [
+        qqst(
+            "qqst_nmag_within_flgt",
+            AtMost("QQSTNMAG", "QQSTFLGT"),
+            description="Failed no-wait gets with NO_MSG_AVAILABLE are a subset of failed destructive gets.",
+        ),
+        qqst(
+            "qqst_tmfg_within_flgt",
+            AtMost("QQSTTMFG", "QQSTFLGT"),
+            description="Gets failed with TRUNCATED_MSG_FAILED are a subset of failed destructive gets "
+            "(the 9.3.3 page names the field QQSTTMFB).",
+        ),
+        qqst(
+            "qqst_partial_shared_depth_zero",
+            InSet("QQSTDPTH", (0,)),
+            when=(SHARED, PARTIAL),
+            description="A partial shared-queue record has its depth zeroed.",
+        ),
+        qqst(
+            "qqst_partial_shared_age_zero",
+            InSet("QQSTMAGE", (0,)),
+            when=(SHARED, PARTIAL),
+            description="A partial shared-queue record has the oldest message age zeroed.",
+        ),
+        qqst(
+            "qqst_partial_shared_uncommitted_off",
+            InSet("QQSTUNCM", (False,)),
+            when=(SHARED, PARTIAL),
+            description="A partial shared-queue record never has the uncommitted-changes flag set.",
+        ),
+        qqst(
+            "qqst_partial_private_age_zero",
+            InSet("QQSTMAGE", (0,)),
+            when=(PRIVATE, PARTIAL),
+            description="A partial private-queue record has the oldest message age zeroed.",
+        ),
+        qqst(
+            "qqst_shared_no_pageset",
+            InSet("QQSTPSID", (-1,)),
+            when=(SHARED,),
+            description="A shared queue lives in a CF structure: page set id is -1 (X'FFFF').",
+        ),
+        qqst(
+            "qqst_shared_no_bufferpool",
+            InSet("QQSTBPID", (-1,)),
+            when=(SHARED,),
+            description="A shared queue uses no buffer pool: buffer pool id is -1 (X'FFFF').",
+        ),
+        qqst(
+            "qqst_shared_qsg_named",
+            NotInSet("QQSTQSGN", ("",)),
+            when=(SHARED,),
+            description="A shared queue names its queue sharing group.",
+        ),
+        qqst(
+            "qqst_shared_cf_structure_named",
+            NotInSet("QQSTCFST", ("",)),
+            when=(SHARED,),
+            description="A shared queue names its CF structure.",
+        ),
+        qqst(
+            "qqst_private_qsg_blank",
+            InSet("QQSTQSGN", ("",)),
+            when=(PRIVATE,),
+            description="A private queue has a blank QSG name.",
+        ),
+        qqst(
+            "qqst_private_cf_structure_blank",
+            InSet("QQSTCFST", ("",)),
+            when=(PRIVATE,),
+            description="A private queue has a blank CF structure name.",
+        ),
+        qqst(
+            "qqst_shared_qsg_matches_header",
+            EqualColumns("QQSTQSGN", "qsg"),
+            when=(SHARED,),
+            description="A shared queue's QSG is the queue manager's QSG of the record header (QWHX, MQ 10).",
+            source=f"{SEED_QQST}; QWHX header ({LAYOUTS_DOC})",
+        ),
+        *(
+            qqst(
+                name,
+                SumOf(total, parts, diff=f"dq_{total}_minus_parts"),
+                description=f"The {what} is the non-persistent plus the persistent one.",
+            )
+            for name, total, parts, what in splits
+        ),
+        qqst(
+            "qqst_depth_watermarks",
+            AtMost("QQSTDPLO", "QQSTDPHI"),
+            description="Lowest depth in the interval <= highest depth.",
+        ),
+        qqst(
+            "qqst_depth_above_low_watermark",
+            AtMost("QQSTDPLO", "QQSTDPTH"),
+            when=(When("QQSTPART", "==", False),),
+            description="The depth at collection time counts towards the interval's lowest depth, so it is "
+            ">= QQSTDPLO (not in partial records, whose depth is zeroed).",
+        ),
+        qqst(
+            "qqst_depth_below_high_watermark",
+            AtMost("QQSTDPTH", "QQSTDPHI"),
+            when=(When("QQSTPART", "==", False),),
+            description="The depth at collection time counts towards the interval's highest depth, so it is "
+            "<= QQSTDPHI (not in partial records, whose depth is zeroed).",
+        ),
+        qqst(
+            "qqst_input_handle_watermarks",
+            AtMost("QQSTIPLO", "QQSTIPHI"),
+            description="Low watermark of input handles <= high watermark.",
+        ),
+        qqst(
+            "qqst_output_handle_watermarks",
+            AtMost("QQSTOPLO", "QQSTOPHI"),
+            description="Low watermark of output handles <= high watermark.",
+        ),
+        qqst(
+            "qqst_message_size_min_avg",
+            AtMost("QQSTMSMI", "QQSTMSAV"),
+            when=(When("dq_messages_put", ">", 0),),
+            description="When messages were put (MQPUT + MQPUT1 > 0): minimum size <= average size.",
+        ),
+        qqst(
+            "qqst_message_size_avg_max",
+            AtMost("QQSTMSAV", "QQSTMSMA"),
+            when=(When("dq_messages_put", ">", 0),),
+            description="When messages were put (MQPUT + MQPUT1 > 0): average size <= maximum size.",
+        ),
+        qqst(
+            "qqst_queue_named",
+            NotInSet("QQSTQNAM", ("",)),
+            description="Every queue statistics entry names its queue.",
+        ),
+    ]
+    return checks
+
+
+def _ibm(rule: Rule, when=()) -> list[str]:
+    return [c for c in dict.fromkeys([*(w.column for w in when), *rule.columns]) if re.fullmatch(r"Q[A-Z0-9_]+", c)]
+
+
+def _int32_counters(lay: Layout, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Signed counters of a structure (not identifiers, lengths, pool numbers or flags)."""
+    return tuple(
+        f.column
+        for f in lay.data_fields
+        if f.type in ("int32", "int64") and f.column not in exclude and f.name != lay.length_field
+    )
+
+
+def _other_checks() -> list[Check]:
+    qjst = layout("QJST")
+    io_slots = sorted({m.group(1) for f in qjst.data_fields if (m := re.match(r"(QJSTIO_\d+_\d+)_", f.column))})
+    qpst_counters = _int32_counters(layout("QPST"), exclude=("QPSTPOOL", "QPSTNBUF", "QPSTCBSL", "QPSTCBS"))
+    return [
+        # QPST: buffer pools
+        Check(
+            "qpst_lowest_stealable_within_current",
+            "qpst",
+            AtMost("QPSTCBSL", "QPSTCBS"),
+            source=LAYOUTS_DOC,
+            description="The lowest number of stealable buffers in the interval <= stealable buffers now.",
+            fields=("QPSTCBSL", "QPSTCBS"),
+        ),
+        Check(
+            "qpst_stealable_within_buffers",
+            "qpst",
+            AtMost("QPSTCBS", "QPSTNBUF"),
+            source=LAYOUTS_DOC,
+            description="Stealable buffers now <= buffers in the pool.",
+            fields=("QPSTCBS", "QPSTNBUF"),
+        ),
+        Check(
+            "qpst_pool_number",
+            "qpst",
+            Between("QPSTPOOL", 0, 99),
+            source="IBM MQ DEFINE BUFFPOOL: pool ids 0-99",
+            description="Buffer pool numbers are 0 to 99.",
+            fields=("QPSTPOOL",),
+        ),
+        Check(
+            "qpst_counters_not_negative",
+            "qpst",
+            NonNegative(qpst_counters, "dq_smallest_counter"),
+            WARN,
+            source=LAYOUTS_DOC,
+            description="Signed 32-bit buffer manager counters never go negative unless they wrapped.",
+            fields=qpst_counters,
+        ),
+        # QIS1: page sets
+        Check(
+            "qis1_unused_within_total",
+            "qis1",
+            AtMost("QIS1UNPG", "QIS1TOPG"),
+            source=LAYOUTS_DOC,
+            description="Unused pages of a page set <= its total pages.",
+            fields=("QIS1UNPG", "QIS1TOPG"),
+        ),
+        Check(
+            "qis1_page_set_number",
+            "qis1",
+            Between("QIS1PSNO", 0, 99),
+            source="IBM MQ DEFINE PSID: page set ids 00-99",
+            description="Page set numbers are 0 to 99.",
+            fields=("QIS1PSNO",),
+        ),
+        # QEST: CF manager
+        Check(
+            "qest_ixllste_time_needs_calls",
+            "qest",
+            InSet("QESTSSTC", (0,)),
+            when=(When("QESTCSEC", "==", 0),),
+            source=LAYOUTS_DOC,
+            description="No time in IXLLSTE calls without IXLLSTE calls.",
+            fields=("QESTCSEC", "QESTSSTC"),
+        ),
+        Check(
+            "qest_ixllstm_time_needs_calls",
+            "qest",
+            InSet("QESTMSTC", (0,)),
+            when=(When("QESTCMEC", "==", 0),),
+            source=LAYOUTS_DOC,
+            description="No time in IXLLSTM calls without IXLLSTM calls.",
+            fields=("QESTCMEC", "QESTMSTC"),
+        ),
+        Check(
+            "qest_structure_number",
+            "qest",
+            Between("QESTSTRN", 0, 63),
+            source=LAYOUTS_DOC,
+            description="A CF structure number indexes the 64 QEST entries.",
+            fields=("QESTSTRN",),
+        ),
+        # QJST: log manager
+        Check(
+            "qjst_compression_failures_within_requests",
+            "qjst",
+            AtMost("QJSTCMPFAIL", "QJSTCMPREQ"),
+            source=LAYOUTS_DOC,
+            description="Failed log compressions are a subset of compression requests.",
+            fields=("QJSTCMPFAIL", "QJSTCMPREQ"),
+        ),
+        Check(
+            "qjst_decompression_failures_within_requests",
+            "qjst",
+            AtMost("QJSTDECFAIL", "QJSTDECREQ"),
+            source=LAYOUTS_DOC,
+            description="Failed log decompressions are a subset of decompression requests.",
+            fields=("QJSTDECFAIL", "QJSTDECREQ"),
+        ),
+        Check(
+            "qjst_longest_io_within_total",
+            "qjst",
+            EachAtMost(
+                tuple((f"{s}_QJSTIOMAXIO", f"{s}_QJSTIOTOTIO") for s in io_slots),
+                "dq_io_time_excess",
+                "QJSTIO[copy][kind].QJSTIOMAXIO <= QJSTIOTOTIO",
+            ),
+            source=LAYOUTS_DOC,
+            description="The longest single log write I/O is part of the total I/O time, per log copy and kind.",
+            fields=tuple(f"{s}_{f}" for s in io_slots for f in ("QJSTIOMAXIO", "QJSTIOTOTIO")),
+        ),
+        Check(
+            "qjst_longest_suspend_within_total",
+            "qjst",
+            EachAtMost(
+                tuple((f"{s}_QJSTIOMAXSUS", f"{s}_QJSTIOTOTSUS") for s in io_slots),
+                "dq_suspend_time_excess",
+                "QJSTIO[copy][kind].QJSTIOMAXSUS <= QJSTIOTOTSUS",
+            ),
+            source=LAYOUTS_DOC,
+            description="The longest suspend is part of the total suspend time, per log copy and kind.",
+            fields=tuple(f"{s}_{f}" for s in io_slots for f in ("QJSTIOMAXSUS", "QJSTIOTOTSUS")),
+        ),
+        Check(
+            "qjst_counters_not_negative",
+            "qjst",
+            NonNegative(_int32_counters(qjst), "dq_smallest_counter"),
+            WARN,
+            source=LAYOUTS_DOC,
+            description="Signed log manager counters never go negative unless they wrapped.",
+            fields=_int32_counters(qjst),
+        ),
+        # QMST: message manager
+        Check(
+            "qmst_persistent_bytes_need_messages",
+            "qmst",
+            InSet("QMSTPBP", (0,)),
+            when=(When("QMSTSPP", "==", 0),),
+            source=LAYOUTS_DOC,
+            description="No persistent bytes put without persistent messages put.",
+            fields=("QMSTSPP", "QMSTPBP"),
+        ),
+        Check(
+            "qmst_nonpersistent_bytes_need_messages",
+            "qmst",
+            InSet("QMSTNBP", (0,)),
+            when=(When("QMSTSNP", "==", 0),),
+            source=LAYOUTS_DOC,
+            description="No non-persistent bytes put without non-persistent messages put.",
+            fields=("QMSTSNP", "QMSTNBP"),
+        ),
+        Check(
+            "qmst_counters_not_negative",
+            "qmst",
+            NonNegative(_int32_counters(layout("QMST")), "dq_smallest_counter"),
+            WARN,
+            source=LAYOUTS_DOC,
+            description="Signed message manager counters never go negative unless they wrapped.",
+            fields=_int32_counters(layout("QMST")),
+        ),
+    ]
+
+
+def _structure_checks(tolerance: float) -> list[Check]:
+    return [
+        Check(
+            "structure_identifier",
+            "records",
+            EqualColumns("identifier", "identifier_expected"),
+            source=LAYOUTS_DOC,
+            description="Every instance carries its structure's identifier (e.g. X'D80F' for QQST).",
+        ),
+        Check(
+            "structure_eyecatcher",
+            "records",
+            EqualColumns("eyecatcher", "eyecatcher_expected"),
+            source=LAYOUTS_DOC,
+            description="Every instance carries its structure's eyecatcher (e.g. 'QQST').",
+        ),
+        Check(
+            "duplicate_record",
+            "records",
+            Unique(("structure", "smf_subtype", "qmgr", "interval_start", "object_key"), "dq_rows_with_key"),
+            when=(When("smf_type", "==", 115),),
+            source=f"{LAYOUTS_DOC}: natural keys in structures.csv",
+            description="A statistics structure instance appears once per queue manager, interval and natural "
+            "key (queue, pool, CF structure, page set, task); twice means a record was loaded twice.",
+        ),
+        Check(
+            "interval_gap",
+            "intervals",
+            Between("dq_gap_seconds", maximum=tolerance, context=("previous_interval_end",)),
+            source="SMF statistics intervals are back to back (STATIME/SMF global interval)",
+            description=f"Each interval of a queue manager and structure starts where the previous one ended "
+            f"(within {tolerance:g} s); a gap means records are missing.",
+        ),
+        Check(
+            "interval_overlap",
+            "intervals",
+            Between("dq_gap_seconds", minimum=-tolerance, context=("previous_interval_end",)),
+            source="SMF statistics intervals are back to back (STATIME/SMF global interval)",
+            description=f"No interval of a queue manager and structure starts more than {tolerance:g} s before "
+            "the previous one ended.",
+        ),
+        Check(
+            "interval_length_positive",
+            "intervals",
+            Between("interval_seconds", minimum=0, strict_minimum=True),
+            source=f"{LAYOUTS_DOC}: QWHSDURN",
+            description="Every interval has a positive length.",
+        ),
+        Check(
+            "quarantined_span",
+            "quarantine",
+            NoRows(("source_file", "offset", "length", "smf_type", "smf_subtype", "reason")),
+            source="mqsmf.reader quarantine (file, byte offset, reason)",
+            description="Undecodable input (bad descriptor words, truncation, wrong identifier or eyecatcher) is "
+            "kept as evidence in smf_quarantine; any span there is a violation.",
+        ),
+    ]
+
+
+def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS) -> Catalogue:
+    """Every frame and check of both stages."""
+    frames = {f.name: f for f in [*_raw_frames(), *_marts_frames()]}
+    checks = [*_structure_checks(interval_tolerance), *_qqst_checks(), *_other_checks(), *_marts_checks()]
+    names = [c.name for c in checks]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"duplicate check names: {duplicates}")
+    for c in checks:
+        if c.frame not in frames:
+            raise ValueError(f"{c.name}: unknown frame {c.frame}")
+    return Catalogue(frames, tuple(checks))
+
+
+# ----------------------------------------------------------------------------------------------
+# Marts stage
+# ----------------------------------------------------------------------------------------------
+
+
+def _marts_frames() -> list[Frame]:
+    return []
+
+
+def _marts_checks() -> list[Check]:
+    return []

@@ -1,0 +1,470 @@
+"""The data-quality gate: run a stage's checks on the Spark tables with Great Expectations, list
+every violating row in ``dq_violations``, write Data Docs, and decide pass or fail.
+
+For each frame of the stage (``mqsmf.quality.checks``) the gate
+
+1. builds the frame as one Spark query (plus the derived columns its checks need) and caches it;
+2. runs the frame's GX checkpoint ``<stage>.<frame>`` (suite ``<stage>.<frame>``, one expectation
+   per check, severity ``critical`` for errors and ``warning`` for warnings) on that DataFrame;
+3. lists the violating rows with each check's SQL predicate, derived from the same rule.
+
+GX 1.x takes a Spark DataFrame at run time (``batch_parameters={"dataframe": df}``) and a
+checkpoint run passes one DataFrame to all of its validation definitions, so a stage is one
+checkpoint per frame; the Data Docs site of the stage is built once from all of their results.
+
+The GX context is ephemeral (nothing to commit, no state between runs); its only file output is
+the Data Docs site ``<docs_dir>/<stage>/index.html`` (default ``target/data_docs``), rebuilt on
+every run.
+
+Tables written (parquet, schema ``mqsmf_quality`` by default, partitioned by ``stage``; a run
+replaces its stage's partition and keeps the other stage's):
+
+- ``dq_violations``: one row per violating row and check (see ``VIOLATIONS_COLUMNS``);
+- ``dq_check_results``: one row per check of the run: rows evaluated, violations, status.
+
+The violating rows themselves stay in the raw tables and marts: the gate never deletes or hides
+anything.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from .checks import ERROR, MARTS, RAW, STAGES, WARN, Catalogue, Check, Frame, catalogue
+from .rules import gx_row_condition, literal, quote
+
+QUALITY_SCHEMA = "mqsmf_quality"
+VIOLATIONS_TABLE = "dq_violations"
+RESULTS_TABLE = "dq_check_results"
+DEFAULT_DOCS_DIR = "target/data_docs"
+DEFAULT_SCHEMAS = {RAW: "smf_raw", MARTS: "mqsmf_marts"}
+
+# dq_violations: (column, Spark type, meaning). ``stage`` is the partition column, last.
+VIOLATIONS_COLUMNS = (
+    ("run_id", "STRING", "Gate run that found the violation"),
+    ("checked_at", "TIMESTAMP", "When that run started (UTC)"),
+    ("check_name", "STRING", "Check of the catalogue (mqsmf check --list)"),
+    ("severity", "STRING", "error (fails the gate) or warn (reported, passes)"),
+    ("table_name", "STRING", "Table the row is in (raw table or mart)"),
+    ("rule", "STRING", "The rule broken, e.g. QQSTNMAG <= QQSTFLGT"),
+    ("qmgr_name", "STRING", "Queue manager (NULL for QSG-wide rows and quarantined spans)"),
+    ("qsg_name", "STRING", "Queue sharing group, where known"),
+    ("object_name", "STRING", "Queue, buffer pool, page set, CF structure or structure name"),
+    ("interval_start_at", "TIMESTAMP", "Start of the statistics interval (UTC)"),
+    ("interval_end_at", "TIMESTAMP", "End of the statistics interval (UTC)"),
+    ("values", "STRING", "JSON object of the values involved, by column name"),
+    ("source_file", "STRING", "SMF dump the row came from"),
+    ("record_offset", "BIGINT", "Byte offset of the SMF record in that file"),
+    ("stage", "STRING", "raw or marts"),
+)
+RESULTS_COLUMNS = (
+    ("run_id", "STRING", "Gate run"),
+    ("checked_at", "TIMESTAMP", "When the run started (UTC)"),
+    ("check_name", "STRING", "Check of the catalogue"),
+    ("severity", "STRING", "error or warn"),
+    ("frame", "STRING", "GX suite / checkpoint the check belongs to"),
+    ("rule", "STRING", "The rule, with its conditions"),
+    ("source", "STRING", "Where the invariant comes from"),
+    ("status", "STRING", "passed, failed, or skipped (its tables are absent)"),
+    ("evaluated_rows", "BIGINT", "Rows GX evaluated (after conditions; NULL when skipped)"),
+    ("gx_unexpected", "BIGINT", "Violations GX counted"),
+    ("violations", "BIGINT", "Rows listed in dq_violations"),
+    ("stage", "STRING", "raw or marts"),
+)
+
+_GX_SEVERITY = {ERROR: "critical", WARN: "warning"}
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+class GateError(RuntimeError):
+    """The gate could not run (not: the data failed it)."""
+
+
+@dataclass
+class Outcome:
+    check: Check
+    status: str  # passed | failed | skipped
+    evaluated_rows: int | None = None
+    gx_unexpected: int | None = None
+    violations: int = 0
+    samples: list[dict] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class GateResult:
+    stage: str
+    run_id: str
+    checked_at: datetime
+    outcomes: list[Outcome]
+    seconds: float
+    docs_index: Path | None
+    violations_table: str | None
+    skipped_frames: dict[str, str]
+    strict: bool = False
+
+    def failed(self, severity: str | None = None) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status == "failed" and severity in (None, o.check.severity)]
+
+    @property
+    def passed(self) -> bool:
+        blocking = self.failed() if self.strict else self.failed(ERROR)
+        return not blocking
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.passed else 1
+
+
+# ----------------------------------------------------------------------------------------------
+# Frames as SQL
+# ----------------------------------------------------------------------------------------------
+
+
+def existing_tables(spark, schema: str) -> dict[str, str]:
+    """{table: qualified name} of the tables in ``schema`` (none when the schema does not exist)."""
+    if not spark.catalog.databaseExists(schema):
+        return {}
+    return {
+        t.name.lower(): f"{quote(schema)}.{quote(t.name)}"
+        for t in spark.catalog.listTables(schema)
+        if not t.isTemporary
+    }
+
+
+def frame_sql(frame: Frame, checks: Sequence[Check], base: str) -> str:
+    """The frame's query with its own derived columns, then its checks' derived columns."""
+    sql = base
+    for derived in (dict(frame.derived), {k: v for c in checks for k, v in c.rule.derived.items()}):
+        if derived:
+            cols = ", ".join(f"{expr} AS {quote(name)}" for name, expr in derived.items())
+            sql = f"SELECT *, {cols} FROM ({sql}) AS base"
+    return sql
+
+
+def violations_sql(frame: Frame, view: str, checks: Sequence[Check], run_id: str, checked_at_us: int) -> str:
+    """One SELECT per check over the frame's view, as the rows of ``dq_violations``."""
+    parts = []
+    for c in checks:
+        parts.append(
+            f"SELECT {literal(run_id)} AS run_id, timestamp_micros({checked_at_us}) AS checked_at, "
+            f"{literal(c.name)} AS check_name, {literal(c.severity)} AS severity, "
+            f"CAST({frame.table_name} AS STRING) AS table_name, {literal(c.text)} AS rule, "
+            f"CAST({frame.qmgr_name} AS STRING) AS qmgr_name, CAST({frame.qsg_name} AS STRING) AS qsg_name, "
+            f"CAST({frame.object_name} AS STRING) AS object_name, "
+            f"CAST({frame.interval_start_at} AS TIMESTAMP) AS interval_start_at, "
+            f"CAST({frame.interval_end_at} AS TIMESTAMP) AS interval_end_at, "
+            f"{c.values_sql()} AS `values`, CAST({frame.source_file} AS STRING) AS source_file, "
+            f"CAST({frame.record_offset} AS BIGINT) AS record_offset "
+            # (The alias matters: Spark would read "view WHERE (...)" as an alias with column names.)
+            f"FROM {view} AS frame_row WHERE {c.violation_sql()}"
+        )
+    return "\nUNION ALL\n".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------
+# Great Expectations
+# ----------------------------------------------------------------------------------------------
+
+
+def _quiet_gx() -> None:
+    for name in ("great_expectations", "py4j"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+def gx_context(docs_root: Path | None, stage: str):
+    """Ephemeral GX context whose one Data Docs site is ``docs_root`` (a folder per stage)."""
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
+
+    _quiet_gx()
+    sites = {}
+    if docs_root is not None:
+        sites[f"mqsmf_{stage}"] = {
+            "class_name": "SiteBuilder",
+            "show_how_to_buttons": False,
+            "store_backend": {"class_name": "TupleFilesystemStoreBackend", "base_directory": str(docs_root)},
+            "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+        }
+    config = DataContextConfig(
+        store_backend_defaults=InMemoryStoreBackendDefaults(init_temp_docs_sites=False),
+        data_docs_sites=sites,
+        analytics_enabled=False,
+        progress_bars=ProgressBarsConfig(globally=False),
+    )
+    return gx.get_context(mode="ephemeral", project_config=config)
+
+
+def expectation_for(check: Check):
+    """The GX expectation of a check, with the metadata Data Docs shows."""
+    notes = [f"**{check.name}** ({check.severity}): {check.description}", f"Rule: `{check.text}`"]
+    if check.fields:
+        notes.append("IBM fields: " + ", ".join(check.fields))
+    if check.source:
+        notes.append(f"Source: {check.source}")
+    return check.rule.expectation(
+        # Shown in Data Docs instead of GX's generic sentence (which would name derived columns).
+        description=f"[{check.severity}] {check.name}: {check.text}",
+        row_condition=gx_row_condition(check.when),
+        severity=_GX_SEVERITY[check.severity],
+        meta={
+            "check": check.name,
+            "severity": check.severity,
+            "rule": check.text,
+            "ibm_fields": list(check.fields),
+            "source": check.source,
+        },
+        notes=notes,
+    )
+
+
+def run_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Check], df) -> dict[str, dict]:
+    """Run the frame's checkpoint on ``df``; {check name: GX result dict (success, result, exception)}."""
+    import great_expectations as gx
+
+    source = context.data_sources.add_or_update_spark(f"mqsmf_{stage}")
+    asset = source.add_dataframe_asset(frame.name)
+    batch = asset.add_batch_definition_whole_dataframe(frame.name)
+    suite = gx.ExpectationSuite(
+        name=frame.id,
+        expectations=[expectation_for(c) for c in checks],
+        meta={"frame": frame.id, "description": frame.description, "notes": frame.description},
+    )
+    suite = context.suites.add(suite)
+    definition = context.validation_definitions.add(gx.ValidationDefinition(name=frame.id, data=batch, suite=suite))
+    checkpoint = context.checkpoints.add(
+        gx.Checkpoint(name=frame.id, validation_definitions=[definition], actions=[], result_format="BASIC")
+    )
+    result = checkpoint.run(batch_parameters={"dataframe": df})
+    out: dict[str, dict] = {}
+    for validation in result.run_results.values():
+        for r in validation.results:
+            name = (r.expectation_config.meta or {}).get("check")
+            info = r.exception_info or {}
+            raised = info.get("raised_exception") or any(
+                isinstance(v, dict) and v.get("raised_exception") for v in info.values()
+            )
+            out[name] = {
+                "success": bool(r.success),
+                "result": dict(r.result or {}),
+                "exception": info if raised else None,
+            }
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The gate
+# ----------------------------------------------------------------------------------------------
+
+
+def run_gate(
+    spark,
+    stage: str,
+    *,
+    schemas: Mapping[str, str] | None = None,
+    quality_schema: str = QUALITY_SCHEMA,
+    docs_dir: str | Path | None = DEFAULT_DOCS_DIR,
+    checks: Sequence[str] | None = None,
+    severities: Mapping[str, str] | None = None,
+    interval_tolerance: float | None = None,
+    write: bool = True,
+    strict: bool = False,
+    sample_rows: int = 10,
+    cat: Catalogue | None = None,
+) -> GateResult:
+    """Run one stage's checks. ``severities`` overrides check severities by name; ``strict`` makes
+    warnings fail the gate too. Raises GateError when the gate itself cannot run."""
+    if stage not in STAGES:
+        raise GateError(f"unknown stage {stage!r}; use one of {', '.join(STAGES)}")
+    started = time.monotonic()
+    schemas = {**DEFAULT_SCHEMAS, **(schemas or {})}
+    if cat is None:
+        cat = catalogue() if interval_tolerance is None else catalogue(interval_tolerance=interval_tolerance)
+    try:
+        cat = cat.for_stage(stage).select(list(checks) if checks else None)
+    except KeyError as e:
+        raise GateError(str(e.args[0])) from None
+    if severities:
+        unknown = sorted(set(severities) - {c.name for c in cat.checks})
+        if unknown:
+            raise GateError(f"--severity names unknown check(s) of stage {stage}: {', '.join(unknown)}")
+        cat = Catalogue(cat.frames, tuple(replace(c, severity=severities.get(c.name, c.severity)) for c in cat.checks))
+
+    checked_at = datetime.now(UTC)
+    checked_at_us = int(checked_at.timestamp() * 1_000_000)
+    run_id = f"{stage}-{checked_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
+    docs_root = Path(docs_dir) / stage if docs_dir else None
+    outcomes: dict[str, Outcome] = {}
+    skipped: dict[str, str] = {}
+    cached, views, violation_parts = [], [], []
+
+    context = None
+    parallelism = max(1, spark.sparkContext.defaultParallelism)
+    in_schema = existing_tables(spark, schemas[stage])
+    try:
+        for frame in cat.frames.values():
+            frame_checks = cat.frame_checks(frame.name)
+            tables = {t: q for t, q in in_schema.items() if t in frame.tables}
+            base = frame.build(tables) if tables else None
+            if base is None:
+                reason = f"no table {' / '.join(f'{schemas[stage]}.{t}' for t in frame.tables[:3])}" + (
+                    " ..." if len(frame.tables) > 3 else ""
+                )
+                skipped[frame.id] = reason
+                for c in frame_checks:
+                    outcomes[c.name] = Outcome(c, "skipped", note=reason)
+                continue
+            # GX runs a few dozen small jobs per frame: as many partitions as cores keeps each cheap.
+            df = spark.sql(frame_sql(frame, frame_checks, base)).coalesce(parallelism).persist()
+            cached.append(df)
+            if context is None:
+                context = gx_context(docs_root, stage)
+            gx_results = run_frame_checkpoint(context, stage, frame, frame_checks, df)
+            view = f"mqsmf_dq_{stage}_{frame.name}"
+            df.createOrReplaceTempView(view)
+            views.append(view)
+            # Rows are listed for the checks GX failed (a clean run costs no listing at all).
+            failing = [c for c in frame_checks if not gx_results.get(c.name, {}).get("success", True)]
+            if failing:
+                violation_parts.append(violations_sql(frame, view, failing, run_id, checked_at_us))
+            for c in frame_checks:
+                r = gx_results.get(c.name)
+                if r is None:
+                    raise GateError(f"GX returned no result for check {c.name}")
+                if r["exception"]:
+                    raise GateError(f"GX could not evaluate {c.name} on {frame.id}: {_exception_text(r['exception'])}")
+                outcomes[c.name] = Outcome(
+                    c,
+                    "passed" if r["success"] else "failed",
+                    evaluated_rows=r["result"].get("element_count"),
+                    gx_unexpected=c.rule.gx_violations(r["result"]),
+                )
+
+        violations = _collect_violations(spark, violation_parts, outcomes, sample_rows, parallelism)
+        table = None
+        if write:
+            table = write_tables(spark, stage, quality_schema, violations, outcomes, run_id, checked_at_us)
+        if violations is not None:
+            violations.unpersist()
+        docs_index = None
+        if context is not None and docs_root is not None:
+            if docs_root.exists():
+                shutil.rmtree(docs_root)
+            context.build_data_docs()
+            docs_index = docs_root / "index.html"
+    finally:
+        for view in views:
+            spark.catalog.dropTempView(view)
+        for df in cached:
+            df.unpersist()
+
+    ordered = [outcomes[c.name] for c in cat.checks]
+    return GateResult(
+        stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict
+    )
+
+
+def _exception_text(info: dict) -> str:
+    if "exception_message" in info:
+        return str(info["exception_message"])
+    for v in info.values():
+        if isinstance(v, dict) and v.get("exception_message"):
+            return str(v["exception_message"])
+    return json.dumps(info, default=str)[:500]
+
+
+def _collect_violations(spark, parts: list[str], outcomes: dict[str, Outcome], sample_rows: int, parallelism: int):
+    """Count the listed rows per check and keep the first few of each (ordered by queue manager,
+    interval, object) for the gate's table. Returns the cached violations DataFrame (or None)."""
+    if not parts:
+        return None
+    violations = spark.sql("\nUNION ALL\n".join(parts)).coalesce(parallelism).persist()
+    for row in violations.groupBy("check_name").count().collect():
+        outcomes[row["check_name"]].violations = row["count"]
+    for o in outcomes.values():
+        if o.status == "failed" and not o.violations:
+            # GX and the SQL derive from one rule; a disagreement is a bug worth failing loudly on.
+            raise GateError(f"{o.check.name}: GX found violations but its SQL lists no row")
+    if sample_rows > 0 and any(o.violations for o in outcomes.values()):
+        violations.createOrReplaceTempView("mqsmf_dq_violations_run")
+        rows = spark.sql(
+            # Times as epoch microseconds: Python would render Spark timestamps in the local zone.
+            "SELECT * FROM (SELECT check_name, table_name, qmgr_name, qsg_name, object_name, "
+            "unix_micros(interval_start_at) AS interval_start_us, `values`, source_file, record_offset, "
+            "row_number() OVER (PARTITION BY check_name ORDER BY qmgr_name, interval_start_at, object_name, "
+            f"source_file, record_offset) AS n FROM mqsmf_dq_violations_run) WHERE n <= {int(sample_rows)} "
+            "ORDER BY check_name, n"
+        ).collect()
+        spark.catalog.dropTempView("mqsmf_dq_violations_run")
+        for row in rows:
+            d = row.asDict()
+            d.pop("n")
+            us = d.pop("interval_start_us")
+            d["interval_start_at"] = None if us is None else EPOCH + timedelta(microseconds=us)
+            outcomes[d["check_name"]].samples.append(d)
+    return violations
+
+
+def _ddl(columns) -> str:
+    return ", ".join(f"{quote(name)} {typ} COMMENT {literal(doc)}" for name, typ, doc in columns)
+
+
+def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_us) -> str:
+    """Replace the stage's partition of dq_violations and dq_check_results."""
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote(schema)}")
+    target = f"{quote(schema)}.{quote(VIOLATIONS_TABLE)}"
+    results = f"{quote(schema)}.{quote(RESULTS_TABLE)}"
+    for table, columns, what in (
+        (target, VIOLATIONS_COLUMNS, "one row per violating row and check"),
+        (results, RESULTS_COLUMNS, "one row per check and gate run"),
+    ):
+        spark.sql(
+            f"CREATE TABLE IF NOT EXISTS {table} ({_ddl(columns)}) USING parquet PARTITIONED BY (stage) "
+            f"COMMENT {literal('mqsmf data-quality gate: ' + what)}"
+        )
+    names = [c[0] for c in VIOLATIONS_COLUMNS if c[0] != "stage"]
+    if violations is not None:
+        violations.createOrReplaceTempView("mqsmf_dq_violations_write")
+        select = f"SELECT {', '.join(map(quote, names))} FROM mqsmf_dq_violations_write"
+    else:
+        select = "SELECT " + ", ".join(f"CAST(NULL AS {typ}) AS {quote(n)}" for n, typ, _ in VIOLATIONS_COLUMNS[:-1])
+        select += " WHERE false"
+    spark.sql(f"INSERT OVERWRITE TABLE {target} PARTITION (stage = {literal(stage)}) {select}")
+    spark.catalog.dropTempView("mqsmf_dq_violations_write")
+
+    rows = []
+    for o in outcomes.values():
+        c = o.check
+        values = [
+            literal(run_id),
+            f"timestamp_micros({checked_at_us})",
+            literal(c.name),
+            literal(c.severity),
+            literal(c.frame),
+            literal(c.text),
+            literal(c.source),
+            literal(o.status),
+            "CAST(NULL AS BIGINT)" if o.evaluated_rows is None else str(int(o.evaluated_rows)),
+            "CAST(NULL AS BIGINT)" if o.gx_unexpected is None else str(int(o.gx_unexpected)),
+            str(int(o.violations)),
+        ]
+        rows.append(f"({', '.join(values)})")
+    cols = ", ".join(quote(c[0]) for c in RESULTS_COLUMNS if c[0] != "stage")
+    if rows:
+        spark.sql(
+            f"INSERT OVERWRITE TABLE {results} PARTITION (stage = {literal(stage)}) "
+            f"SELECT * FROM VALUES {', '.join(rows)} AS t({cols})"
+        )
+    return f"{schema}.{VIOLATIONS_TABLE}"
