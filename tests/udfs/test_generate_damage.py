@@ -13,7 +13,7 @@ from mqsmf.generate import SUPPORTED_CHECKS, ScenarioConfig, Target, generate_sc
 
 from .test_generate import KEY, broken_invariants, decode, mismatched_columns
 
-BASE = dict(qmgrs=3, lpars=2, queues=16, intervals=3, versions=("9.3.3", "9.4.3", "10.0.0"))
+BASE = dict(qmgrs=3, lpars=2, queues=16, intervals=3, versions=("9.3.3", "9.4.3", "10.0.0"), max_record_bytes=4096)
 
 
 @pytest.mark.parametrize("check", SUPPORTED_CHECKS)
@@ -40,6 +40,9 @@ def test_each_violation_is_exactly_where_the_manifest_says(check, tmp_path):
         row = rows.slice(starts.index(v["interval_start"]), 1).to_pylist()[0]
         for name, value in v["fields"].items():
             assert row[name] == value, name
+        assert row["record_offset"] in v["record_offsets"]
+        if v["structure"] == "QQST":
+            assert v["record_offsets"] == [row["record_offset"]]  # the one 115/216 record holding the queue
 
 
 def test_duplicate_record_is_written_twice_byte_for_byte(tmp_path):

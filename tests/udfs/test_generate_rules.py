@@ -168,3 +168,13 @@ def test_injected_values_are_coherent_with_the_rest_of_the_record(tmp_path):
         & (num(s, "QIS1BPNO") == int(bp["object_name"]))
     )
     assert num(s, "QIS1GETP")[ps_rows].sum() == num(p, "QPSTRIO")[row][0]
+
+
+@pytest.mark.parametrize("seconds", [60, 300, 900, 3600])
+def test_other_statistics_intervals_stay_clean_and_inject_cleanly(seconds):
+    """LOG03 looks at the 30 minutes ending at a checkpoint, so short STATIMEs are not judged on a
+    slice of LOGLOAD; the checkpoint-driven injections still fire alone."""
+    base = dict(seed=seconds, interval_seconds=seconds, intervals=max(4, 5400 // seconds), queues=16, qmgrs=4, lpars=2)
+    assert generate_scenario(ScenarioConfig(**base), keep_truth=False).manifest["expected_firings"] == []
+    sc = generate_scenario(ScenarioConfig(**base, inject=(Target("LOG03"), Target("Q04"))), keep_truth=False)
+    assert sorted(f["rule_id"] for f in sc.manifest["expected_firings"]) == ["LOG03", "Q04"]

@@ -198,6 +198,9 @@ def apply_corruptions(
                     ],
                 )
             )
+    for c in out:
+        c["expected_quarantine_count"] = len(c["expected_quarantine"])
+        c["framing"] = framing
     out.sort(key=lambda c: c["record"]["offset"])
     return out
 

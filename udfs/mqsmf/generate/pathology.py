@@ -7,12 +7,14 @@ that no other item touches (items claim what they change), and is described in t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .config import Target
+from .rules import LOG03_WINDOW_S
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 
@@ -311,10 +313,13 @@ class _Planner:
         def shorts(qm, Q):
             return self.busy(qm, Q) & (Q.bpid == qm.pool_of_role(ROLE_SHORT)) & (Q.depth_cap >= min_cap)
 
+        quiet = max(2, math.ceil(LOG03_WINDOW_S / self.T) - 1)  # intervals before k without checkpoints
+        if rule == "Q04" and target.interval is None:
+            ks = [k for k in ks if k >= quiet] or ks  # LOG03's window before k lies inside the data
         cands = self.queue_candidates(target, qms, ks, before, after, shorts)
         if rule == "Q04":  # it also sets the queue manager's checkpoints in its window
             cands = [
-                (claims + [("log", qm.index, kk) for kk in (k - 2, k - 1, k)], (qm, q, k))
+                (claims + [("log", qm.index, kk) for kk in range(max(0, k - quiet), k + 1)], (qm, q, k))
                 for claims, (qm, q, k) in cands
             ]
         qm, q, k = self.place(target, cands, "queue")
@@ -332,8 +337,9 @@ class _Planner:
                 fx.hold[(kk, m, q)] = put_time
                 if kk > k - 2:
                     fx.no_rise.add((kk, m, q))
-            for kk in (k - 2, k - 1):
-                fx.checkpoint_max[(kk, m)] = 1
+            # Exactly one checkpoint, at k: none in the intervals before it that LOG03 looks at too.
+            for kk in range(max(0, k - quiet), k):
+                fx.checkpoint_max[(kk, m)] = 0
             fx.checkpoint[(k, m)] = 1
             how = "a message nobody gets stays on a short-lived queue for 2.5 intervals, across a checkpoint"
         elif rule == "Q07":
@@ -434,7 +440,9 @@ class _Planner:
             cands = self.queue_candidates(target, qms, ks, 0, 0, pred)
             qm, q, k = self.place(target, cands, "queue")
             fn = _queue_violation(check, q, rec)
-            rec.update(structure="QQST", smf_subtype=216, object_type="queue", object_name=str(qm.queues.name[q]))
+            rec.update(
+                structure="QQST", smf_subtype=216, object_type="queue", object_name=str(qm.queues.name[q]), queue_row=q
+            )
         rec.update(qmgr=qm.name, interval=k, interval_start=self.iso(k))
         self.out.mutations.setdefault((k, qm.index), []).append(fn)
         self.out.violations.append(rec)
@@ -578,8 +586,9 @@ def rule_assumptions(scenario) -> dict:
         "LOG02": "log MB/s = QJSTBFFL x 4096 / T / 2^20 against the reference rate for the message-size column nearest "
         "QMSTPBP / QMSTSPP; firings are computed against the fastest reference DASD (DS8870, 4 stripes, zHPF), "
         "so they fire for any DASD choice; clean data stay below 0.5 against every reference from ESS E20 ESCON on",
-        "LOG03": "per interval with checkpoints: (QJSTWRW + QJSTWRNW + QJSTWRF) / QJSTLLCP; clean data keep it above "
-        "4,000,000 for intervals of 30 minutes or longer (LOGLOAD 10,000,000)",
+        "LOG03": "evaluated at each interval with checkpoints, over the intervals of the 30 minutes ending there (one "
+        "interval at STATIME 30): sum(QJSTWRW + QJSTWRNW + QJSTWRF) / sum(QJSTLLCP); clean data keep it above "
+        "4,000,000 (LOGLOAD 10,000,000)",
         "CF03": "evaluated when QESTCSEC + QESTCMEC >= 1000",
         "Q01": "pool 0 or page set 0 may hold only SYSTEM.CHANNEL.SYNCQ and SYSTEM.CLUSTER.* queues",
         "Q02": "sum over private queues of the pool of max(QQSTDPTH, QQSTDPHI) x pages_per_msg(QQSTMSAV) > 0.85 x QPSTNBUF, "

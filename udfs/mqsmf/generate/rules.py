@@ -44,6 +44,7 @@ SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 LOG_REF_FASTEST = {1024: 64.7, 5 * 1024: 136.4, 1 << 20: 337.5}  # DS8870, 4 stripes, zHPF
 LOG_REF_SLOWEST = {1024: 5.3, 5 * 1024: 7.1, 1 << 20: 7.1}  # ESS E20 ESCON (no 1 MB figure: its 5 KB rate)
 ADMIN_STRUCTURE = "CSQ_ADMIN"
+LOG03_WINDOW_S = 1800  # LOG03 looks at the last 30 minutes of log records and checkpoints
 
 
 class Firing(dict):
@@ -182,6 +183,7 @@ class Oracle:
             for q, kk, s, b in zip(_str(m, "qmgr"), mk, spp, pbp, strict=True):
                 avg_size[(q, kk)] = b / s if s else None
         waits = {(q, kk) for q, kk, w in zip(qm, k, wtb, strict=True) if w > 0}
+        by_interval = {(q, kk): (r, c) for q, kk, r, c in zip(qm, k, recs, llcp, strict=True)}
         for i in range(len(qm)):
             args = (qm[i], "queue_manager", qm[i], k[i], st[i])
             if wtb[i] > 0:
@@ -208,7 +210,13 @@ class Oracle:
                         + ("0.9" if util >= 0.9 else "0.5"),
                     )
             if llcp[i] > 0:
-                per = recs[i] / llcp[i]
+                # Window: the intervals of the last 30 minutes ending here (one interval at the
+                # default STATIME), so short intervals are not judged on a slice of LOGLOAD.
+                span = max(1, math.ceil(LOG03_WINDOW_S / secs[i])) if secs[i] > 0 else 1
+                window = [(qm[i], k[i] - d) for d in range(span)]
+                total = sum(by_interval.get(w, (0, 0))[0] for w in window)
+                ckpts = sum(by_interval.get(w, (0, 0))[1] for w in window)
+                per = total / ckpts
                 if per < 4_000_000:
                     self.fire(
                         "LOG03",

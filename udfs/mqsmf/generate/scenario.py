@@ -75,7 +75,8 @@ class LogicalRecord:
     qmgr: str
     k: int
     instances: dict[str, int]
-    truth: list[tuple[str, dict, np.ndarray, dict]] = field(default_factory=list)  # (structure, columns, rows, context)
+    # (structure, columns, rows, record context, structure lengths, entry indexes) per structure
+    truth: list[tuple] = field(default_factory=list)
 
 
 class TruthCollector:
@@ -332,24 +333,20 @@ class Scenario:
                 meta[lay.name] = (np.arange(n), np.arange(n), np.full(n, lay.entry_size))
                 continue
             length = version_length(lay, qm.version)
-            if subtype == 216:
-                per_record = max(1, (self.config.max_record_bytes - RECORD_OVERHEAD) // length)
-                return [
-                    (
-                        {t: mine[lo : lo + per_record, :length]},
-                        {
-                            lay.name: (
-                                np.arange(lo, min(n, lo + per_record)),
-                                np.arange(min(n, lo + per_record) - lo),
-                                np.full(min(n, lo + per_record) - lo, length),
-                            )
-                        },
-                    )
-                    for lo in range(0, n, per_record)
-                ] or [({t: mine[:, :length]}, {lay.name: (np.arange(0), np.arange(0), np.zeros(0, np.int64))})]
+            if subtype == 216:  # one queue per instance, as many records as max_record_bytes needs
+                per_record = self.queues_per_record(qm)
+                parts = []
+                for lo in range(0, max(n, 1), per_record):
+                    rows = np.arange(lo, min(n, lo + per_record))
+                    meta = {lay.name: (rows, np.arange(len(rows)), np.full(len(rows), length))}
+                    parts.append(({t: mine[rows, :length]}, meta))
+                return parts
             secs[t] = mine[:, :length]
             meta[lay.name] = (np.arange(n), np.arange(n), np.full(n, length))
         return [(secs, meta)]
+
+    def queues_per_record(self, qm) -> int:
+        return max(1, (self.config.max_record_bytes - RECORD_OVERHEAD) // version_length(layout("QQST"), qm.version))
 
     # -- outputs ---------------------------------------------------------------------------
     def truth(self, name: str) -> pa.Table:
@@ -464,10 +461,10 @@ def write_scenario(
         w.close()
     firings = evaluate_scenario(scenario, collector)
     manifest = build_manifest(scenario, counts, firings)
-    manifest["violations"] = _locate_violations(manifest["violations"], index, dup_records)
+    manifest["violations"] = _locate_violations(scenario, manifest["violations"], index, dup_records)
     corruptions = apply_corruptions(path, framing, index, kinds, np.random.default_rng([scenario.config.seed, 3]))
     manifest["corruptions"] = corruptions
-    manifest["file"] = _file_facts(path, framing, block_size, index, corruptions)
+    manifest["file"] = _file_facts(path, framing, block_size, index)
     scenario.manifest = manifest
     with open(path + ".manifest.json", "w", encoding="utf-8") as fh:
         json.dump(manifest, fh, indent=1, default=_json_default)
@@ -485,8 +482,9 @@ def _json_default(v):
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
 
 
-def _locate_violations(violations: list[dict], index: list[dict], dups: list[dict]) -> list[dict]:
-    """Add the file offsets of the records each violation is in."""
+def _locate_violations(scenario: Scenario, violations: list[dict], index: list[dict], dups: list[dict]) -> list[dict]:
+    """Add the file offsets of the records each violation is in (for a queue: the one 115/216
+    record that holds it)."""
     out = []
     for v in violations:
         v = dict(v)
@@ -494,16 +492,20 @@ def _locate_violations(violations: list[dict], index: list[dict], dups: list[dic
             v["record_offsets"] = [d["offset"] for d in dups if d["qmgr"] == v["qmgr"] and d["k"] == v["interval"]]
         elif v["check"] != "interval_gap":
             subtype = v.get("smf_subtype")
-            v["record_offsets"] = [
+            offsets = [
                 e["offset"]
                 for e in index
                 if e["qmgr"] == v["qmgr"] and e["k"] == v["interval"] and (subtype is None or e["subtype"] == subtype)
             ]
+            if "queue_row" in v:
+                qm = scenario.topology.qmgr(v["qmgr"])
+                offsets = [offsets[v["queue_row"] // scenario.queues_per_record(qm)]]
+            v["record_offsets"] = offsets
         out.append(v)
     return out
 
 
-def _file_facts(path: str, framing: str, block_size: int, index: list[dict], corruptions: list[dict]) -> dict:
+def _file_facts(path: str, framing: str, block_size: int, index: list[dict]) -> dict:
     h = hashlib.sha256()
     size = 0
     with open(path, "rb") as fh:

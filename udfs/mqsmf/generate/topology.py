@@ -21,7 +21,7 @@ QUEUE_PAGE_BUDGET = 0.40  # share of a pool that clean queue depths may occupy a
 OTHER_POOL_IDS = (3, 15, 99)  # the "everything else" pool number differs between queue managers
 
 # Queue categories
-CAT_SYS_POOL0, CAT_SYS_OTHER, CAT_SHARED, CAT_PRIVATE, CAT_DYNAMIC = 0, 1, 2, 3, 4
+CAT_SYS_POOL0, CAT_SYS_OTHER, CAT_SHARED, CAT_PRIVATE = 0, 1, 2, 3
 
 # System queues: the ones MP16 expects in pool 0 (channel sync queue, cluster queues), then the
 # ones that belong in the "everything else" pool (command, admin, dead-letter, initiation).
