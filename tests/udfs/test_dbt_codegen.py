@@ -85,6 +85,8 @@ def test_every_staged_field_documents_its_ibm_name_and_unit():
             assert "Unit: " in description, (name, f.alias)
         for fl in lay.flags:
             assert any(c["description"].startswith(f"{fl.name}: ") for c in columns.values()), fl.name
+        for column in columns.values():  # context, key and load columns too
+            assert "Unit: " in column["description"], (name, column["name"])
 
 
 @pytest.mark.parametrize(

@@ -46,19 +46,19 @@ class Column:
 
 # Context columns every decoded row carries, renamed for analysts (raw name, alias, description).
 CONTEXT = (
-    ("source_file", "source_file", "SMF dump file the row was decoded from."),
+    ("source_file", "source_file", "SMF dump file the row was decoded from. Unit: text (path)."),
     ("record_offset", "record_offset", "Byte offset in that file of the record's first descriptor word. Unit: bytes."),
-    ("smf_type", "smf_type", "SMF record type (SM115RTY / SM116RTY): 115 statistics, 116 accounting."),
-    ("smf_subtype", "smf_subtype", "SMF record subtype (SM115STF / SM116STF)."),
-    ("system_id", "system_id", "z/OS system (SMF SID, SM11xSID) that wrote the record."),
-    ("qmgr", "qmgr_name", "Queue manager (subsystem id, SM11xSSI)."),
+    ("smf_type", "smf_type", "SMF record type (SM115RTY / SM116RTY): 115 statistics, 116 accounting. Unit: code."),
+    ("smf_subtype", "smf_subtype", "SMF record subtype (SM115STF / SM116STF). Unit: code."),
+    ("system_id", "system_id", "z/OS system (SMF SID, SM11xSID) that wrote the record. Unit: text."),
+    ("qmgr", "qmgr_name", "Queue manager (subsystem id, SM11xSSI). Unit: text."),
     (
         "qsg",
         "qsg_name",
-        "Queue-sharing group from the MQ 10 extension header (QWHXQSG); NULL before MQ 10.",
+        "Queue-sharing group from the MQ 10 extension header (QWHXQSG); NULL before MQ 10. Unit: text.",
     ),
-    ("smf_rel", "smf_release", "MQ release in the record (SM11xREL, or QWHXREL from MQ 10), e.g. '933'."),
-    ("mq_version", "mq_version", "MQ version V.R.M derived from the release, e.g. '9.3.3', '10.0.0'."),
+    ("smf_rel", "smf_release", "MQ release in the record (SM11xREL, or QWHXREL from MQ 10), e.g. '933'. Unit: text."),
+    ("mq_version", "mq_version", "MQ version V.R.M derived from the release, e.g. '9.3.3', '10.0.0'. Unit: text."),
     (
         "smf_time_local",
         "smf_written_local_at",
@@ -89,13 +89,18 @@ CONTEXT = (
         "The structure instance's own length (its ...LL field, or the triplet length): its version lineage. "
         "Unit: bytes.",
     ),
-    ("entry_index", "entry_index", "Position of the instance in its record (QEST: structure entry 0-63)."),
+    ("entry_index", "entry_index", "Position of the instance in its record (QEST: structure entry 0-63). Unit: index."),
 )
 # Columns the loader adds to every raw table.
 LOAD_COLUMNS = (
-    ("load_id", "load_id", "Identifier of the load that wrote the row.", "string"),
+    (
+        "load_id",
+        "load_id",
+        "Identifier of the load that wrote the row (dbt invocation id or mqsmf load id). Unit: identifier.",
+        "string",
+    ),
     ("loaded_at", "loaded_at", "When the loader wrote the row. Unit: UTC timestamp.", "timestamp"),
-    ("source_sha256", "source_sha256", "SHA-256 of the source dump file (hex).", "string"),
+    ("source_sha256", "source_sha256", "SHA-256 of the source dump file. Unit: hex string.", "string"),
 )
 # Staging drops the fields that only identify the control block (the decoder has validated them;
 # structure_length keeps the length).
@@ -216,7 +221,7 @@ def _staging_columns(lay: Layout) -> tuple[Column, ...]:
             if not re.fullmatch(r"(is|has)_[a-z0-9_]+", alias):
                 raise ValueError(f"flags.csv {lay.name} {fl.name}: alias must be is_... or has_..., got {alias!r}")
             since = f" NULL in records shorter than {fl.min_length} bytes." if fl.min_length else ""
-            desc = f"{fl.name}: bit X'{fl.mask:08X}' of {f.name}. {fl.meaning.rstrip('.')}.{since}"
+            desc = f"{fl.name}: bit X'{fl.mask:08X}' of {f.name}. {fl.meaning.rstrip('.')}. Unit: boolean.{since}"
             cols.append(Column(fl.name, alias, desc, types[fl.name]))
     cols.extend(Column(raw, alias, desc, dtype) for raw, alias, desc, dtype in LOAD_COLUMNS)
     seen: dict[str, str] = {}
@@ -316,7 +321,7 @@ def render_models_yaml(lays: list[Layout]) -> str:
         key = f"{lay.name.lower()}_key"
         lines += [
             f"      - name: {key}",
-            f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (or record time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing).')}",
+            f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (or record time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing). Unit: identifier (SHA-256 hex).')}",
             "        data_type: string",
             *_test_lines(["unique"], "        "),
         ]
