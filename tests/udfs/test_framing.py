@@ -87,3 +87,23 @@ def test_typed_schema_is_spark_friendly():
     for table in tables.values():
         for field in table.schema:
             assert not pa.types.is_unsigned_integer(field.type), field
+
+
+def test_quarantine_does_not_depend_on_the_structures_asked_for(tmp_path):
+    """A wrong eyecatcher in one structure quarantines its record for every reader, so a table of
+    another structure never holds rows of a record the quarantine lists."""
+    data = bytearray(sample("TEST115").read_bytes())
+    fr = frame(bytes(data))
+    tables, _ = read_file(str(sample("TEST115")))
+    qlst = tables["QLST"].to_pylist()[0]  # in the 115/2 record, beside QMST
+    record_start = qlst["record_offset"]
+    i = list(fr.offsets).index(record_start)
+    rec = bytes(data[record_start : record_start + fr.lengths[i]])
+    eye = rec.index("QLST".encode("cp037"))
+    data[record_start + eye] ^= 0xFF
+    path = tmp_path / "bad-qlst.dat"
+    path.write_bytes(bytes(data))
+    only_qmst, report_qmst = read_file(str(path), structures=["QMST"])
+    everything, report_all = read_file(str(path))
+    assert [q.offset for q in report_qmst.quarantine] == [q.offset for q in report_all.quarantine] == [record_start]
+    assert "QMST" not in only_qmst and "QMST" not in everything

@@ -33,14 +33,12 @@ class RecordBuffer:
     base: np.ndarray
     length: np.ndarray
     file_offset: np.ndarray
+    file_end: np.ndarray  # file offset just past the record's last byte
     source_file: str
     pad: int
 
     def __len__(self) -> int:
         return len(self.base)
-
-    def record_bytes(self, i: int) -> bytes:
-        return self.buf[self.base[i] : self.base[i] + self.length[i]].tobytes()
 
 
 def gather(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -> np.ndarray:
@@ -407,16 +405,19 @@ CONTEXT_RAW = _CONTEXT_IDENTITY + (
 
 def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[str], mode: str = TYPED):
     """Decode the named structures from the good records. Returns ({name: pa.RecordBatch},
-    {record index: problem}) where problems are structure-level defects of a record."""
+    {record index: problem}) where problems are structure-level defects of a record.
+
+    Every structure of a record is located and checked (identifier, eyecatcher) whichever ones
+    were asked for, so a record's quarantine never depends on the structures requested."""
     ctx = record_context(rb, hd, mode)
     out: dict[str, pa.RecordBatch] = {}
     problems: dict[int, str] = {}
     located = {}
-    for name in names:
-        lay = layouts()[name]
+    for lay in layouts().values():
         inst, probs = locate(rb, hd, lay, good)
         problems.update({k: v for k, v in probs.items() if k not in problems})
-        located[name] = (lay, inst)
+        if lay.name in names:
+            located[lay.name] = (lay, inst)
     bad = np.zeros(len(rb), dtype=bool)
     if problems:
         bad[list(problems)] = True
@@ -436,9 +437,8 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
 
 def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
     """The schema of a structure's batches, derived from its layout alone (no data needed)."""
-    rb = RecordBuffer(
-        np.zeros(64, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64), "", 0
-    )
+    empty = np.zeros(0, np.int64)
+    rb = RecordBuffer(np.zeros(64, np.uint8), empty, empty, empty, empty, "", 0)
     hd = parse_headers(rb)
     batches, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
     return batches[layouts()[name].name].schema

@@ -40,12 +40,14 @@ class Framed:
     """Logical records found in one buffer.
 
     ``offsets[i]`` is the file offset of record i's first RDW (NORDW: of its first byte);
+    ``ends[i]`` the file offset just past its last byte (its last segment, for a spanned record);
     ``lengths[i]`` its logical length counting a 4-byte RDW (as triplet offsets do); records that
     were spanned have their reassembled bytes (RDW included) in ``spanned[i]``.
     """
 
     framing: str
     offsets: np.ndarray
+    ends: np.ndarray
     lengths: np.ndarray
     spanned: dict[int, bytes]
     quarantine: list[Quarantined]
@@ -87,6 +89,7 @@ class _Builder:
         self.framing = framing
         self.base = base
         self.offsets: list[int] = []
+        self.ends: list[int] = []
         self.lengths: list[int] = []
         self.spanned: dict[int, bytes] = {}
         self.quarantine: list[Quarantined] = []
@@ -104,6 +107,7 @@ class _Builder:
         if seg == SEG_COMPLETE:
             self.drop_open(p, "spanned record has no last segment: a complete record follows")
             self.offsets.append(p)
+            self.ends.append(p + length)
             self.lengths.append(length)
         elif seg == SEG_FIRST:
             self.drop_open(p, "spanned record has no last segment: another first segment follows")
@@ -120,6 +124,7 @@ class _Builder:
                 data = b"".join(pieces)
                 self.spanned[len(self.offsets)] = data
                 self.offsets.append(start)
+                self.ends.append(p + length)
                 self.lengths.append(len(data))
 
     def drop_open(self, p: int, reason: str) -> None:
@@ -136,6 +141,7 @@ class _Builder:
         return Framed(
             framing=self.framing,
             offsets=np.asarray(self.offsets, dtype=np.int64) + self.base,
+            ends=np.asarray(self.ends, dtype=np.int64) + self.base,
             lengths=np.asarray(self.lengths, dtype=np.int64),
             spanned={i: v for i, v in self.spanned.items()},
             quarantine=self.quarantine,
@@ -334,6 +340,7 @@ def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
             if q >= nxt:
                 out.segments += 1
                 out.offsets.append(p)
+                out.ends.append(nxt)
                 out.lengths.append(length + 4)
                 p = nxt
                 continue

@@ -43,7 +43,7 @@ def _done(t0: float) -> None:
 
 
 def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> Path:
-    from .generate import VERSIONS, ScenarioConfig, Target, generate_scenario, write_scenario
+    from .generate import VERSIONS, ScenarioConfig, Target, plan_scenario, write_scenario
 
     out = project / "target" / "input" / f"qsg-day-seed{seed}.dat"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,8 +55,7 @@ def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> 
         intervals=intervals,
         inject=tuple(Target.parse(r) for r in DEMO_INJECTIONS),
     )
-    scenario = generate_scenario(config)
-    write_scenario(scenario, str(out))
+    write_scenario(plan_scenario(config), str(out))  # runs the model once, streaming
     print(f"   generated {out} ({out.stat().st_size / 1e6:,.1f} MB), manifest {out}.manifest.json")
     return out
 

@@ -128,7 +128,13 @@ def _batches(fr: Framed, data, source: str, batch_bytes: int) -> Iterator[tuple[
                 base[k - i] = pos
                 pos += len(rec)
         rb = RecordBuffer(
-            buf, base.astype(np.int64), fr.lengths[i:j].copy(), fr.offsets[i:j].copy(), source, len(buf) - _PAD
+            buf,
+            base.astype(np.int64),
+            fr.lengths[i:j].copy(),
+            fr.offsets[i:j].copy(),
+            fr.ends[i:j].copy(),
+            source,
+            len(buf) - _PAD,
         )
         yield rb, np.arange(i, j)
         i = j
@@ -160,15 +166,33 @@ def iter_file(
             raw = bytes(data[q.offset : q.offset + q.length])
             report.quarantine.append(QuarantineEntry(source, q.offset, q.length, q.reason, raw))
             report.quarantined[(None, None)] += 1
-        for rb, _ in _batches(fr, data, source, batch_bytes):
-            yield from _decode_records(rb, names, mode, report)
+        yield from decode_framed(fr, data, source, names, mode, report, batch_bytes)
     finally:
         if fh is not None:
             data.close()
             fh.close()
 
 
-def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileReport):
+def decode_framed(
+    fr: Framed,
+    data,
+    source: str,
+    names: list[str],
+    mode: str,
+    report: FileReport,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """Decode already-framed records of ``data`` (the whole file, or the mapped file a byte range
+    was framed in) batch by batch, counting into ``report``."""
+    batches = _batches(fr, data, source, batch_bytes)
+    try:
+        for rb, _ in batches:
+            yield from _decode_records(rb, names, mode, report, data)
+    finally:
+        batches.close()  # drops the batch's view of ``data`` before the caller closes it
+
+
+def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileReport, data=None):
     hd = parse_headers(rb)
     types, subs = hd.smf_type, hd.smf_subtype
     known = set(placements())
@@ -183,11 +207,13 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
         report.read[key] += 1
         if problem[i] is not None:
             report.quarantined[key] += 1
-            report.quarantine.append(
-                QuarantineEntry(
-                    rb.source_file, int(rb.file_offset[i]), int(rb.length[i]), problem[i], rb.record_bytes(i), *key
-                )
+            start, end = int(rb.file_offset[i]), int(rb.file_end[i])
+            # The file's own bytes (every segment, descriptor words included) are the evidence;
+            # without the file, the record as reassembled.
+            raw = (
+                bytes(data[start:end]) if data is not None else rb.buf[rb.base[i] : rb.base[i] + rb.length[i]].tobytes()
             )
+            report.quarantine.append(QuarantineEntry(rb.source_file, start, end - start, problem[i], raw, *key))
         elif decodable[i]:
             report.decoded[key] += 1
         else:

@@ -37,6 +37,14 @@ def _patch(path: str, offset: int, data: bytes) -> None:
         fh.write(data)
 
 
+def _file_bytes(rec: dict) -> int:
+    """Bytes the record occupies in the file, first RDW to the end of its last segment (the
+    quarantine's evidence): descriptor words of continuation segments and blocks included, and no
+    RDW at all in a NORDW file."""
+    last_offset, last_bytes = rec["segments"][-1]
+    return last_offset + last_bytes - rec["offset"]
+
+
 def _logical_to_file(rec: dict, logical: int, framing: str) -> int:
     # Logical offsets count the first RDW; a NORDW record has none.
     return rec["offset"] + logical - (4 if framing == "nordw" else 0)
@@ -108,7 +116,7 @@ def apply_corruptions(
                     expected_quarantine=[
                         dict(
                             offset=rec["offset"],
-                            length=rec["length"],
+                            length=_file_bytes(rec),
                             smf_type=115,
                             smf_subtype=rec["subtype"],
                             reason_contains="eyecatcher",
