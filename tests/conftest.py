@@ -1,0 +1,67 @@
+"""Fixtures shared by every test suite of the project.
+
+``spark``: the one SparkSession of a test run (session scope), made by
+``mqsmf.spark.session.local_session``, i.e. configured exactly like the dbt ``local`` target. Its
+warehouse and metastore (``MQSMF_WAREHOUSE_DIR``) and the loader's spool (``MQSMF_SPOOL_DIR``) are
+in a temporary folder, so tests never touch a developer's ``target/`` warehouse and never fight over
+its Derby metastore. Mark tests that use it ``@pytest.mark.spark``; give each test module its own
+raw schema (``load_files(..., raw_schema=...)``, dbt var ``raw_schema``) when it needs a clean one.
+
+``dbt``: runs dbt in this process against that same session (``method: session`` reuses it), e.g.
+``dbt("run-operation", "load_smf_files", "--vars", "{smf_paths: [...]}")``; returns dbt's result.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def spark(tmp_path_factory):
+    pytest.importorskip("pyspark")
+    from mqsmf.spark.session import local_session
+
+    state = tmp_path_factory.mktemp("spark")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MQSMF_WAREHOUSE_DIR", str(state / "warehouse"))
+        env.setenv("MQSMF_SPOOL_DIR", str(state / "spool"))
+        env.setenv("MQSMF_PROJECT_DIR", str(PROJECT_DIR))
+        env.setenv("PYSPARK_PYTHON", os.environ.get("PYSPARK_PYTHON", sys.executable))
+        session = local_session(PROJECT_DIR)
+        try:
+            yield session
+        finally:
+            session.stop()
+
+
+@pytest.fixture(scope="session")
+def dbt(spark, tmp_path_factory):
+    pytest.importorskip("dbt.cli.main")
+    from dbt.cli.main import dbtRunner
+
+    work = tmp_path_factory.mktemp("dbt")
+
+    def run(*args: str):
+        return dbtRunner().invoke(
+            [
+                *args,
+                "--project-dir",
+                str(PROJECT_DIR),
+                "--profiles-dir",
+                str(PROJECT_DIR / "profiles"),
+                "--target",
+                "local",
+                "--target-path",
+                str(work / "target"),
+                "--log-path",
+                str(work / "logs"),
+            ]
+        )
+
+    return run

@@ -1,0 +1,172 @@
+"""Loading into the raw tables: the contract's tables and columns, idempotence (re-loading a file and
+loading overlapping files add no duplicate), audit and quarantine rows, the ``mqsmf load`` command.
+
+Two loads into one raw schema, shared by the tests of this module:
+1. ``load_files``: the first half of TESTCHL's records + a damaged copy of TEST115;
+2. ``mqsmf load``: all of TESTCHL (read as byte ranges), the second half of its records (both overlap
+   load 1) and the damaged copy again (the very same file twice).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from mqsmf import layouts, read_file
+from mqsmf.cli import main
+from mqsmf.framing import frame
+from mqsmf.spark import load, parts
+
+from .smf_samples import sample
+
+pytestmark = pytest.mark.spark
+RAW = "test_load_raw"
+NOT_COMPARED = ["source_file", "record_offset", "load_id", "loaded_at", "source_sha256"]
+
+
+def natural_keys(table: pa.Table, structure: str) -> list[tuple]:
+    cols = table.to_pydict()
+    extra = layouts()[structure].natural_key
+    return [
+        (cols["qmgr"][i], cols["smf_subtype"][i], cols["interval_start"][i] or cols["record_stck"][i])
+        + tuple(cols[c][i] for c in extra)
+        for i in range(table.num_rows)
+    ]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    work = tmp_path_factory.mktemp("load")
+    whole = sample("TESTCHL")
+    data = whole.read_bytes()
+    offsets = frame(data, "rdw").offsets
+    cut = int(offsets[len(offsets) // 2])  # a logical record start: no spanned record is split
+    (work / "first_half.dat").write_bytes(data[:cut])
+    (work / "second_half.dat").write_bytes(data[cut:])
+    t115 = bytearray(sample("TEST115").read_bytes())
+    records = frame(bytes(t115), "rdw").offsets
+    qsst = bytes(t115).index("QSST".encode("cp037"), int(records[1]))
+    t115[qsst : qsst + 4] = "XXXX".encode("cp037")  # the 115/1 record fails its eyecatcher check
+    t115[int(records[2]) + 2] = 0x7F  # the 115/2 record's RDW gets an impossible segment descriptor
+    (work / "damaged.dat").write_bytes(bytes(t115))
+    return {
+        "whole": str(whole),
+        "first": str(work / "first_half.dat"),
+        "second": str(work / "second_half.dat"),
+        "damaged": str(work / "damaged.dat"),
+    }
+
+
+@pytest.fixture(scope="module")
+def loads(spark, files):
+    first = load.load_files(spark, [files["first"], files["damaged"]], raw_schema=RAW)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        args = [files["whole"], files["second"], files["damaged"], "--split-mb", "0.2"]
+        assert main(["load", *args, "--raw-schema", RAW, "--no-progress"]) == 0
+    audit = spark.table(f"{RAW}.smf_load_audit")
+    (second,) = {r.load_id for r in audit.select("load_id").collect()} - {first.load_id}
+    return first, load.summarize(spark, RAW, second), out.getvalue()
+
+
+@pytest.fixture(scope="module")
+def expected(files):
+    return {name: read_file(files[name]) for name in ("whole", "first", "damaged")}
+
+
+def test_every_raw_table_exists_with_the_contract_columns(spark, loads):
+    tables = {r.tableName for r in spark.sql(f"SHOW TABLES IN {RAW}").collect()}
+    assert tables >= set(load.raw_tables())
+    for table, schema in load.raw_tables().items():
+        got = [(f.name, f.dataType.simpleString()) for f in spark.table(f"{RAW}.{table}").schema]
+        assert got == [(f.name, load.spark_type(f.type)) for f in schema], table
+    assert load.raw_tables()[load.AUDIT_TABLE].names == [
+        "load_id", "loaded_at", "source_file", "file_size", "source_sha256", "framing", "smf_type", "smf_subtype",
+        "records_read", "records_decoded", "records_quarantined", "records_skipped",
+    ]  # fmt: skip
+    assert load.raw_tables()[load.QUARANTINE_TABLE].names == [
+        "load_id", "loaded_at", "source_file", "source_sha256", "offset", "length", "smf_type", "smf_subtype",
+        "reason", "raw_bytes",
+    ]  # fmt: skip
+
+
+def test_overlapping_and_repeated_loads_never_duplicate_a_row(spark, loads, expected):
+    first, second, _ = loads
+    for name in sorted(layouts()):
+        whole = expected["whole"][0].get(name)
+        damaged = expected["damaged"][0].get(name)
+        half = expected["first"][0].get(name)
+        keys_whole = set(natural_keys(whole, name)) if whole else set()
+        keys_damaged = set(natural_keys(damaged, name)) if damaged else set()
+        keys_first = set(natural_keys(half, name)) if half else set()
+        table = spark.table(f"{RAW}.{name.lower()}")
+        assert table.count() == len(keys_whole | keys_damaged), name
+        assert first.rows_inserted[name] == len(keys_first | keys_damaged), name
+        assert second.rows_inserted[name] == len(keys_whole - keys_first - keys_damaged), name
+        key_sql = ", ".join(load.natural_key(name))
+        dupes = spark.sql(f"SELECT {key_sql}, count(*) AS n FROM {RAW}.{name.lower()} GROUP BY ALL HAVING n > 1")
+        assert dupes.count() == 0, name
+
+
+def test_loaded_values_are_the_decoded_values(spark, loads, expected):
+    tables, _ = expected["whole"]
+    for name in ("QPST", "QCST", "WTID", "QEST"):
+        got = spark.table(f"{RAW}.{name.lower()}").where("qmgr = 'QML1'").toArrow().drop_columns(NOT_COMPARED)
+        want = tables[name].drop_columns(NOT_COMPARED[:2])
+        order = [(c, "ascending") for c in ("smf_subtype", "interval_start", "record_stck", "entry_index")]
+        assert got.cast(want.schema).sort_by(order).equals(want.sort_by(order)), name
+
+
+def test_the_cli_prints_what_it_loaded(loads):
+    _, second, printed = loads
+    assert f"load {second.load_id}: 3 files" in printed
+    assert "quarantine rows inserted: 0" in printed  # the damaged file's spans are already there
+    assert f"QPST {second.rows_inserted['QPST']:,}" in printed
+
+
+def test_audit_counts_every_load_of_every_file(spark, loads, expected, files):
+    first, second, _ = loads
+    _, report = expected["whole"]
+    rows = spark.sql(
+        f"SELECT load_id, smf_type, smf_subtype, records_read, records_decoded, records_quarantined, "
+        f"records_skipped, file_size, source_sha256, framing FROM {RAW}.smf_load_audit "
+        f"WHERE source_file = '{files['whole']}'"
+    ).collect()
+    assert {r.load_id for r in rows} == {second.load_id}
+    counts = {
+        (r.smf_type, r.smf_subtype): (r.records_read, r.records_decoded, r.records_quarantined, r.records_skipped)
+        for r in rows
+    }  # one row per type and subtype, though the file was read as four byte ranges
+    assert counts == {
+        k: (report.read[k], report.decoded[k], report.quarantined[k], report.skipped[k]) for k in report.read
+    }
+    assert {(r.file_size, r.source_sha256, r.framing) for r in rows} == {(report.size, report.sha256, "rdw")}
+    assert report.sha256 == hashlib.sha256(Path(files["whole"]).read_bytes()).hexdigest()
+    assert first.records_read == sum(expected["first"][1].read.values()) + sum(expected["damaged"][1].read.values())
+
+
+def test_quarantine_keeps_each_bad_span_once(spark, loads, expected, files):
+    _, report = expected["damaged"]
+    assert {q.smf_type for q in report.quarantine} == {115, None}  # a record's defect and framing damage
+    rows = spark.sql(f"SELECT * FROM {RAW}.smf_quarantine").collect()
+    got = sorted((r.source_file, r.offset, r.length, r.reason, bytes(r.raw_bytes)) for r in rows)
+    assert got == sorted((files["damaged"], q.offset, q.length, q.reason, q.raw) for q in report.quarantine)
+    framing_level = spark.sql(
+        f"SELECT sum(records_quarantined) AS n FROM {RAW}.smf_load_audit "
+        f"WHERE source_file = '{files['damaged']}' AND smf_type IS NULL"
+    ).first()
+    assert framing_level.n == 2 * report.quarantined[(None, None)]  # both loads counted them
+
+
+def test_rows_carry_the_digest_of_their_file_and_spools_are_gone(spark, loads, files):
+    orphans = spark.sql(
+        f"SELECT count(*) AS n FROM {RAW}.qpst AS q LEFT ANTI JOIN {RAW}.smf_load_audit AS a "
+        f"ON a.source_file = q.source_file AND a.source_sha256 = q.source_sha256"
+    ).first()
+    assert orphans.n == 0
+    assert not list(parts.spool_base().glob("load-*"))

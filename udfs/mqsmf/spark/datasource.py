@@ -1,0 +1,166 @@
+"""The Spark data source ``mqsmf``: SMF dumps read as typed rows, one structure per read.
+
+Spark registers it by itself wherever the package is installed (``pyspark_mqsmf.DefaultSource``)::
+
+    spark.read.format("mqsmf").option("structure", "QPST").load("dumps/")      # file, folder or glob
+    spark.read.format("mqsmf").option("structure", "QPST").load(["a.dat", "b.dat"])
+    CREATE TEMPORARY VIEW qpst USING mqsmf OPTIONS (path 'dumps/*.dat', structure 'QPST')
+
+Options:
+
+- ``path``: a file, a folder (every file below it) or a glob; several separated by commas.
+  ``paths``: a JSON list of the same (what ``load([...])`` passes, and what the loader writes).
+  No path at all reads nothing: an empty relation with the structure's schema.
+- ``structure``: a structure of ``mqsmf.layouts`` (any case), or a pseudo-structure:
+  ``_audit`` (records read, decoded, quarantined and skipped per file, SMF type and subtype),
+  ``_quarantine`` (bad spans: file, digest, offset, length, type, subtype, reason, raw bytes),
+  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``) and ``_release`` (ends a
+  load's spool).
+- ``framing``: auto (default), rdw, bdw or nordw.
+- ``split_bytes``: RDW files larger than this are read as several partitions (default 64 MiB;
+  0 = one partition per file).
+- ``with_sha256``: 'true' adds a last column ``source_sha256``, the digest of the row's file.
+- ``spool``: a folder where one load decodes each partition once for all its statements (set by
+  the loader; see ``mqsmf.spark.parts``).
+
+The schema is ``mqsmf.decode.arrow_schema(structure)`` in Spark types: unsigned 64-bit counters
+``decimal(20,0)``, UTC times ``timestamp``, local times ``timestamp_ntz``. Rows are yielded as Arrow
+record batches, exactly the batches ``mqsmf.read_file`` produces.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+from pyspark.sql.types import StructType
+
+from . import parts
+
+FORMAT = "mqsmf"
+LOAD_SQL = "_load_sql"
+RELEASE = "_release"
+LOAD_SQL_SCHEMA = pa.schema([("step", pa.int32()), ("label", pa.string()), ("statement", pa.string())])
+RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
+
+
+def spark_schema(schema: pa.Schema) -> StructType:
+    """Spark schema whose Arrow form is exactly ``schema`` (Spark checks batches against it)."""
+    out = from_arrow_schema(schema, prefer_timestamp_ntz=True)
+    back = to_arrow_schema(out, timezone="UTC")
+    if not back.equals(schema):
+        raise TypeError(f"mqsmf: Arrow schema has no exact Spark equivalent:\n{schema}\n!=\n{back}")
+    return out
+
+
+def path_specs(options: Mapping[str, str]) -> list[str]:
+    specs: list[str] = []
+    if options.get("paths"):
+        value = json.loads(options["paths"])
+        specs.extend([value] if isinstance(value, str) else value)
+    if options.get("path"):
+        specs.extend(options["path"].split(","))
+    return specs
+
+
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("true", "1", "yes")
+
+
+class MqsmfDataSource(DataSource):
+    """``format("mqsmf")``: see the module documentation for options."""
+
+    @classmethod
+    def name(cls) -> str:
+        return FORMAT
+
+    def _target(self) -> str:
+        name = self.options.get("structure")
+        if name and name.lower() in (LOAD_SQL, RELEASE):
+            return name.lower()
+        return parts.structure_name(name)
+
+    def _arrow_schema(self) -> pa.Schema:
+        target = self._target()
+        if target == LOAD_SQL:
+            return LOAD_SQL_SCHEMA
+        if target == RELEASE:
+            return RELEASE_SCHEMA
+        return parts.schema_of(target, _true(self.options.get("with_sha256")))
+
+    def schema(self) -> StructType:
+        return spark_schema(self._arrow_schema())
+
+    def reader(self, schema: StructType) -> DataSourceReader:
+        target = self._target()
+        if target == LOAD_SQL:
+            return LoadSqlReader(self.options)
+        if target == RELEASE:
+            return ReleaseReader(self.options)
+        return StructureReader(self.options, target, self._arrow_schema())
+
+
+class StructureReader(DataSourceReader):
+    """Rows of one structure or of ``_audit`` / ``_quarantine``; a partition per file or range."""
+
+    def __init__(self, options: Mapping[str, str], structure: str, schema: pa.Schema) -> None:
+        self.structure = structure
+        self.schema = schema
+        self.framing = parts.check_framing(options.get("framing"))
+        self.split_bytes = int(options.get("split_bytes") or parts.DEFAULT_SPLIT_BYTES)
+        self.spool = options.get("spool") or None
+        self.with_sha256 = _true(options.get("with_sha256"))
+        self.specs = path_specs(options)
+
+    def partitions(self) -> list[InputPartition]:
+        files = parts.expand_paths(self.specs)
+        return [InputPartition(p) for p in parts.plan_parts(files, self.framing, self.split_bytes, self.spool)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        part: parts.FilePart = partition.value
+        try:
+            for batch in parts.part_batches(part, self.structure, self.spool, self.with_sha256):
+                # The decoder builds batches with this exact schema; cast only if a version differs.
+                yield batch if batch.schema.equals(self.schema) else batch.cast(self.schema)
+        except OSError as e:
+            raise OSError(f"mqsmf: {part.label}: {e}") from e
+
+
+class LoadSqlReader(DataSourceReader):
+    """The statements of one load, in order (``step``), for the dbt macro to run one by one."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.options = dict(options)
+
+    def partitions(self) -> list[InputPartition]:
+        return [InputPartition(None)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        from .load import plan_from_options
+
+        steps = plan_from_options(self.options)
+        yield pa.RecordBatch.from_pydict(
+            {
+                "step": list(range(1, len(steps) + 1)),
+                "label": [s.label for s in steps],
+                "statement": [s.sql for s in steps],
+            },
+            schema=LOAD_SQL_SCHEMA,
+        )
+
+
+class ReleaseReader(DataSourceReader):
+    """Removes a load's spool when read (the last statement of a load)."""
+
+    def __init__(self, options: Mapping[str, str]) -> None:
+        self.spool = options.get("spool") or ""
+
+    def partitions(self) -> list[InputPartition]:
+        return [InputPartition(self.spool)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        released = bool(partition.value) and parts.release_spool(partition.value)
+        yield pa.RecordBatch.from_pydict({"spool": [partition.value], "released": [released]}, schema=RELEASE_SCHEMA)

@@ -1,0 +1,93 @@
+"""The local SparkSession, configured exactly like the dbt ``local`` target.
+
+The Spark parameters live in one place, ``profiles/profiles.yml`` (``outputs.local.
+server_side_parameters``); this module renders them the way dbt does, with ``env_var()`` and
+``flags.PROJECT_DIR``, so ``mqsmf load``, the tests and ``dbt build`` share one warehouse and one
+metastore. Environment:
+
+- ``MQSMF_PROJECT_DIR``: the dbt project root. Default: the first folder from the current one
+  upwards holding ``dbt_project.yml`` and ``profiles/profiles.yml``, else the checkout this package
+  was installed from. :func:`local_session` exports it, so dbt run later in the same process (which
+  reuses the session) renders the profile identically.
+- ``MQSMF_WAREHOUSE_DIR``: folder of ``spark-warehouse/``, ``metastore_db/`` and ``derby.log``;
+  default ``<project>/target``. Tests point it at a temporary folder.
+- ``PYSPARK_PYTHON``: the Python of Spark's workers (which import the data source); default: this
+  interpreter.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+PROFILE = "mqsmf"
+LOCAL_TARGET = "local"
+# dbt-spark forces this on every session it opens; set it here too so both behave the same.
+DBT_FORCED = {"spark.sql.ansi.enabled": "false"}
+
+
+def _is_project(path: Path) -> bool:
+    return (path / "dbt_project.yml").is_file() and (path / "profiles" / "profiles.yml").is_file()
+
+
+def resolve_project_dir(project_dir: str | os.PathLike | None = None) -> Path:
+    """The dbt project root: the argument, $MQSMF_PROJECT_DIR, a folder found upwards from the
+    current one, or the checkout of this package."""
+    given = project_dir or os.environ.get("MQSMF_PROJECT_DIR")
+    if given:
+        path = Path(given).expanduser().resolve()
+        if not _is_project(path):
+            raise FileNotFoundError(f"mqsmf: {path} is not the mqsmf dbt project (no dbt_project.yml + profiles/)")
+        return path
+    cwd = Path.cwd().resolve()
+    for path in (cwd, *cwd.parents, Path(__file__).resolve().parents[3]):
+        if _is_project(path):
+            return path
+    raise FileNotFoundError(
+        "mqsmf: cannot find the dbt project (dbt_project.yml + profiles/profiles.yml); "
+        "run from inside it, pass --project-dir or set MQSMF_PROJECT_DIR"
+    )
+
+
+def warehouse_dir(project_dir: Path) -> Path:
+    return Path(os.environ.get("MQSMF_WAREHOUSE_DIR") or project_dir / "target").resolve()
+
+
+def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
+    """The Spark parameters of the ``local`` target, rendered for this project."""
+    import jinja2
+    import yaml
+
+    root = resolve_project_dir(project_dir)
+    profiles = yaml.safe_load((root / "profiles" / "profiles.yml").read_text())
+    params = profiles[PROFILE]["outputs"][LOCAL_TARGET].get("server_side_parameters") or {}
+
+    def env_var(name: str, default: str | None = None) -> str:
+        if name == "MQSMF_PROJECT_DIR":
+            return str(root)
+        value = os.environ.get(name, default)
+        if value is None:
+            raise KeyError(f"profiles.yml needs the environment variable {name}")
+        return value
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    context = {"env_var": env_var, "flags": SimpleNamespace(PROJECT_DIR=str(root))}
+    conf = {str(k): env.from_string(str(v)).render(context) for k, v in params.items()}
+    return {**conf, **DBT_FORCED}
+
+
+def local_session(project_dir: str | os.PathLike | None = None):
+    """The process's SparkSession for the ``local`` target (created on first call, then reused;
+    dbt's ``method: session`` picks up the same one)."""
+    from pyspark.sql import SparkSession
+
+    root = resolve_project_dir(project_dir)
+    os.environ["MQSMF_PROJECT_DIR"] = str(root)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    warehouse_dir(root).mkdir(parents=True, exist_ok=True)
+    builder = SparkSession.builder.enableHiveSupport()
+    for key, value in local_conf(root).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
