@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from .decode import arrow_schema
 from .layouts import Field, Layout, layouts
+from .spark.load import AUDIT_TABLE, QUARANTINE_TABLE, raw_tables
 
 STAGING_DIR = Path("models") / "staging"
 SOURCE_NAME = "smf_raw"
@@ -102,6 +103,31 @@ LOAD_COLUMNS = (
     ("loaded_at", "loaded_at", "When the loader wrote the row. Unit: UTC timestamp.", "timestamp"),
     ("source_sha256", "source_sha256", "SHA-256 of the source dump file. Unit: hex string.", "string"),
 )
+# Columns of the loader's own tables (mqsmf.spark.load.raw_tables()), documented in the sources.
+LOADER_TABLE_COLUMNS = {
+    "load_id": "Identifier of the load (dbt invocation id or mqsmf load id). Unit: identifier.",
+    "loaded_at": "When the load ran. Unit: UTC timestamp.",
+    "source_file": "The SMF dump file. Unit: text (path).",
+    "file_size": "Size of the file. Unit: bytes.",
+    "source_sha256": "SHA-256 of the file. Unit: hex string.",
+    "framing": "Framing detected or forced: rdw, bdw or nordw. Unit: code.",
+    "smf_type": "SMF record type; NULL for framing-level damage or a file without records. Unit: code.",
+    "smf_subtype": "SMF record subtype; -1 for records without one, NULL as smf_type. Unit: code.",
+    "records_read": "Logical records read of this type and subtype. Unit: count.",
+    "records_decoded": "Records decoded into structure rows. Unit: count.",
+    "records_quarantined": "Records set aside as damaged (see smf_quarantine). Unit: count.",
+    "records_skipped": "Records skipped: not MQ statistics or accounting (e.g. dump header/trailer). Unit: count.",
+    "offset": "Byte offset in the file where the unusable span starts. Unit: bytes.",
+    "length": "Length of the unusable span. Unit: bytes.",
+    "reason": "Why the bytes could not be used. Unit: text.",
+    "raw_bytes": "The unusable bytes themselves (evidence). Unit: binary.",
+}
+LOADER_TABLE_DESCRIPTIONS = {
+    AUDIT_TABLE: "One row per load x file x SMF type x subtype: what was read, decoded, quarantined and skipped. "
+    "Every load adds its rows, also when it re-loads a file.",
+    QUARANTINE_TABLE: "One row per span of a file's bytes the decoder could not use: file, byte offset, length, "
+    "reason and the raw bytes.",
+}
 # Staging drops the fields that only identify the control block (the decoder has validated them;
 # structure_length keeps the length).
 CONTROL_ALIASES = ("control_block_id", "control_block_length", "eyecatcher")
@@ -223,6 +249,9 @@ def _staging_columns(lay: Layout) -> tuple[Column, ...]:
             since = f" NULL in records shorter than {fl.min_length} bytes." if fl.min_length else ""
             desc = f"{fl.name}: bit X'{fl.mask:08X}' of {f.name}. {fl.meaning.rstrip('.')}. Unit: boolean.{since}"
             cols.append(Column(fl.name, alias, desc, types[fl.name]))
+    loader_added = raw_tables()[lay.name.lower()].names[len(schema) :]
+    if loader_added != [raw for raw, *_ in LOAD_COLUMNS]:
+        raise ValueError(f"the loader adds {loader_added} to {lay.name}; LOAD_COLUMNS documents others")
     cols.extend(Column(raw, alias, desc, dtype) for raw, alias, desc, dtype in LOAD_COLUMNS)
     seen: dict[str, str] = {}
     for c in cols:
@@ -364,14 +393,13 @@ def render_sources_yaml(lays: list[Layout]) -> str:
         ]
         for c in staging_columns(lay):
             lines += [f"          - name: {c.raw.lower()}", f"            description: {_q(c.description)}"]
-    lines += [
-        "      - name: smf_load_audit",
-        "        description: "
-        + _q("One row per loaded file and load: size, SHA-256, framing, records read/decoded/skipped/quarantined."),
-        "      - name: smf_quarantine",
-        "        description: "
-        + _q("Bytes the decoder could not use: file, byte offset, length, reason and the raw bytes, per load."),
-    ]
+    tables = raw_tables()
+    for table, description in LOADER_TABLE_DESCRIPTIONS.items():
+        lines += [f"      - name: {table}", f"        description: {_q(description)}", "        columns:"]
+        for name in tables[table].names:
+            if name not in LOADER_TABLE_COLUMNS:
+                raise ValueError(f"the loader's {table}.{name} is not documented: add it to LOADER_TABLE_COLUMNS")
+            lines += [f"          - name: {name}", f"            description: {_q(LOADER_TABLE_COLUMNS[name])}"]
     return "\n".join(lines) + "\n"
 
 
