@@ -9,6 +9,7 @@ count the same violations as the SQL that lists them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -18,7 +19,7 @@ import pytest
 
 from mqsmf import arrow_schema, read_file
 from mqsmf.quality import cli
-from mqsmf.quality.checks import ERROR, RAW, WARN, catalogue
+from mqsmf.quality.checks import ERROR, RAW, UNLOADED_COLUMNS, WARN, catalogue
 from mqsmf.quality.rules import AtMost, SumOf, When
 
 from .smf_samples import sample
@@ -45,6 +46,7 @@ def test_every_check_names_columns_its_raw_frame_has():
     }  # fmt: skip
     frame_columns["intervals"] = {"structure", "qmgr", "interval_seconds", "dq_gap_seconds", "previous_interval_end"}
     frame_columns["quarantine"] = {"source_file", "offset", "length", "smf_type", "smf_subtype", "reason"}
+    frame_columns["unloaded_records"] = {c.split()[0] for c in UNLOADED_COLUMNS.split(", ")}
     for c in cat.checks:
         frame = cat.frames[c.frame]
         available = frame_columns[c.frame] | {n for n, _ in frame.derived} | set(c.rule.derived)
@@ -215,6 +217,41 @@ def quarantine_table(rows: int) -> pa.Table:
 SAMPLE_STRUCTURES = ("QPST", "QJST", "QMST", "QEST", "QSST", "QTST", "QLST", "QMAC")
 
 
+def _with_load_columns(table: pa.Table) -> pa.Table:
+    """The loader's columns: load id, load time and the digest of the row's file."""
+    files = table["source_file"].to_pylist()
+    table = table.append_column("load_id", pa.array(["test-load"] * len(files)))
+    table = table.append_column("loaded_at", pa.array([START] * len(files), pa.timestamp("us", tz="UTC")))
+    return table.append_column("source_sha256", pa.array([_sha(f) for f in files]))
+
+
+def _sha(path: str) -> str:
+    return hashlib.sha256(path.encode()).hexdigest()
+
+
+def audit_table(tables: dict[str, pa.Table], extra: dict | None = None) -> pa.Table:
+    """smf_load_audit as the loader writes it: records decoded per file, SMF type and subtype
+    (here: the records that have rows, plus ``extra`` records per (file, subtype))."""
+    from mqsmf.spark.load import raw_tables
+
+    records: dict[tuple, set] = {}
+    for name, t in tables.items():
+        if name.startswith("smf_"):
+            continue
+        columns = (t[c].to_pylist() for c in ("source_file", "smf_type", "smf_subtype", "record_offset"))
+        for f, typ, sub, off in zip(*columns, strict=True):
+            records.setdefault((f, typ, sub), set()).add(off)
+    rows = []
+    for (f, typ, sub), offsets in sorted(records.items()):
+        decoded = len(offsets) + (extra or {}).get((f, sub), 0)
+        rows.append(
+            {"load_id": "test-load", "loaded_at": START, "source_file": f, "file_size": 1, "source_sha256": _sha(f),
+             "framing": "rdw", "smf_type": typ, "smf_subtype": sub, "records_read": decoded,
+             "records_decoded": decoded, "records_quarantined": 0, "records_skipped": 0}
+        )  # fmt: skip
+    return pa.Table.from_pylist(rows, schema=raw_tables()["smf_load_audit"])
+
+
 def clean_tables() -> dict[str, pa.Table]:
     tables, _ = read_file(str(sample("TESTCHL")), structures=list(SAMPLE_STRUCTURES))
     out = {name.lower(): t for name, t in tables.items()}
@@ -228,6 +265,8 @@ def clean_tables() -> dict[str, pa.Table]:
     out["qqst"] = _table("QQST", qqst_rows())
     out["qis1"] = _table("QIS1", qis1_rows())
     out["smf_quarantine"] = quarantine_table(0)
+    out = {name: t if name.startswith("smf_") else _with_load_columns(t) for name, t in out.items()}
+    out["smf_load_audit"] = audit_table(out)
     return out
 
 
@@ -359,11 +398,6 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
         ("qjst_counters_not_negative", 5),
     ):
         want[check] = {(j["qmgr"][i].as_py(), "log", j["interval_start"][i].as_py())}
-    # A later QJST interval starts 30 s before the one before it ended: an overlap.
-    ordered = pc.sort_indices(j, [("interval_start", "ascending")]).to_pylist()
-    i = next(i for i in ordered[9:] if i > 5)
-    j = _set(j, i, interval_start=j["interval_start"][i].as_py() - timedelta(seconds=30))
-    want["interval_overlap"] = {(j["qmgr"][i].as_py(), "QJST", j["interval_start"][i].as_py())}
     t["qjst"] = j
 
     m = t["qmst"]
@@ -385,21 +419,38 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
     want["structure_eyecatcher"] = {(qs["qmgr"][6].as_py(), "QSST", qs["interval_start"][6].as_py())}
     t["qsst"] = qs
 
-    # QTST's 8th interval is missing: the 9th starts one interval after the 7th ended.
-    qt = t["qtst"]
-    ordered = pc.sort_indices(qt, [("interval_start", "ascending")]).to_pylist()
-    gap_next = ordered[8]
-    want["interval_gap"] = {(qt["qmgr"][gap_next].as_py(), "QTST", qt["interval_start"][gap_next].as_py())}
-    qt = qt.take([i for i in range(qt.num_rows) if i != ordered[7]])
-    t["qtst"] = qt
+    # 115/1 (QSST and QJST): a later interval starts 30 s before the one before it ended.
+    j = t["qjst"]
+    starts = sorted(set(j["interval_start"].to_pylist()))
+    overlap = starts[10]
+    shifted = overlap - timedelta(seconds=30)
+    for name in ("qjst", "qsst"):
+        table = t[name]
+        i = _row(table, interval_start=overlap)
+        assert i not in (1, 2, 3, 4, 5, 6)  # rows with other planted violations keep their start
+        t[name] = _set(table, i, interval_start=shifted)
+    want["interval_overlap"] = {(j["qmgr"][0].as_py(), "115/1", shifted)}
 
+    # 115/215 (QPST): every pool's row of one interval is missing, so the next one starts a whole
+    # interval after the previous one ended.
+    p = t["qpst"]
+    starts = sorted(set(p["interval_start"].to_pylist()))
+    planted_pool_rows = {p["interval_start"][i].as_py() for i in (3, 5, 40, 77, 100)}
+    k = next(k for k in range(8, len(starts) - 1) if starts[k] not in planted_pool_rows)
+    start_type = p.schema.field("interval_start").type
+    t["qpst"] = p.filter(pc.not_equal(p["interval_start"], pa.scalar(starts[k], start_type)))
+    want["interval_gap"] = {(p["qmgr"][0].as_py(), "115/215", starts[k + 1])}
+
+    # 115/2: QLST says its 4th interval lasted 0 seconds.
     ql = t["qlst"]
-    ordered = pc.sort_indices(ql, [("interval_start", "ascending")]).to_pylist()
-    ql = _set(ql, ordered[3], interval_seconds=0.0)
-    want["interval_length_positive"] = {
-        (ql["qmgr"][ordered[3]].as_py(), "QLST", ql["interval_start"][ordered[3]].as_py())
-    }
-    t["qlst"] = ql
+    i = pc.sort_indices(ql, [("interval_start", "ascending")]).to_pylist()[3]
+    t["qlst"] = _set(ql, i, interval_seconds=0.0)
+    want["interval_length_positive"] = {(ql["qmgr"][i].as_py(), "115/2", ql["interval_start"][i].as_py())}
+
+    # The audit says one more 115/216 record was decoded than has rows: a record the loader dropped
+    # (its file is not there to read again, so it is reported by its counts).
+    t["smf_load_audit"] = audit_table(t, extra={("generated-by-test.dat", 216): 1})
+    want["duplicate_record_in_input"] = {(None, None, None)}
 
     t["smf_quarantine"] = quarantine_table(2)
     want["quarantined_span"] = {(None, quarantine_table(1)["reason"][0].as_py(), None)}
@@ -435,15 +486,7 @@ def warehouse(spark, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def clean_run(spark, warehouse):
-    from mqsmf.quality.gate import run_gate
-
-    docs, _ = warehouse
-    return run_gate(spark, RAW, schemas={RAW: "dq_test_clean"}, quality_schema="dq_test_quality", docs_dir=docs)
-
-
-@pytest.fixture(scope="module")
-def bad_run(spark, warehouse, clean_run):
+def bad_run(spark, warehouse):
     from mqsmf.quality.gate import run_gate
 
     docs, _ = warehouse
@@ -451,13 +494,13 @@ def bad_run(spark, warehouse, clean_run):
 
 
 @pytest.mark.spark
-def test_clean_tables_pass_every_check(clean_run):
-    assert clean_run.passed and clean_run.exit_code == 0
-    assert not clean_run.skipped_frames
-    for o in clean_run.outcomes:
-        assert (o.status, o.violations) == ("passed", 0), (o.check.name, o.samples)
-        if o.check.name != "quarantined_span":  # a table-level expectation: no row count of its own
-            assert o.evaluated_rows, f"{o.check.name} evaluated no rows: the clean data does not exercise it"
+def test_every_check_runs_on_rows(bad_run):
+    # The planted data exercises every check (a check that saw no row would prove nothing); that no
+    # check lists a row besides the planted ones (next test) shows the rest of the data is clean.
+    assert not bad_run.skipped_frames
+    for o in bad_run.outcomes:
+        if o.check.name not in ("quarantined_span", "duplicate_record_in_input"):  # table-level expectations
+            assert o.evaluated_rows, f"{o.check.name} evaluated no rows"
 
 
 @pytest.mark.spark
@@ -506,9 +549,9 @@ def test_violation_rows_carry_the_values_involved(spark, bad_run):
 
 
 @pytest.mark.spark
-def test_runs_replace_their_own_stage_only(spark, clean_run, bad_run):
+def test_runs_replace_their_own_stage_only(spark, bad_run):
     runs = spark.sql("SELECT DISTINCT stage, run_id FROM dq_test_quality.dq_check_results").collect()
-    assert {(r.stage, r.run_id) for r in runs} == {(RAW, bad_run.run_id)}  # the clean run's rows were replaced
+    assert {(r.stage, r.run_id) for r in runs} == {(RAW, bad_run.run_id)}
     spark.sql(
         "INSERT INTO dq_test_quality.dq_violations PARTITION (stage = 'marts') SELECT 'm', current_timestamp(), "
         "'x', 'error', 't', 'r', NULL, NULL, NULL, NULL, NULL, '{}', NULL, NULL"

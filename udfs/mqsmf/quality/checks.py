@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..layouts import Layout, column_name, layout, layouts
 from .rules import (
@@ -55,14 +56,15 @@ LAYOUTS_DOC = "layout tables udfs/mqsmf/layouts (docs/smf-record-layouts.md)"
 
 @dataclass(frozen=True)
 class Frame:
-    """One query the checks look at. ``build(tables)`` gets ``{logical table: qualified name}`` for
-    the tables that exist and returns the SELECT, or None when the frame has nothing to look at.
-    The key attributes are SQL expressions over the frame's columns."""
+    """One query the checks look at. ``build(tables, spark)`` gets ``{logical table: qualified
+    name}`` for the tables that exist (and the session, for frames that must look at the data
+    first) and returns the SELECT, or None when the frame has nothing to look at. The key
+    attributes are SQL expressions over the frame's columns."""
 
     name: str
     stage: str
     tables: tuple[str, ...]
-    build: Callable[[Mapping[str, str]], str | None]
+    build: Callable[[Mapping[str, str], Any], str | None]
     description: str
     table_name: str = "NULL"
     qmgr_name: str = "qmgr"
@@ -173,7 +175,7 @@ def _object_key_sql(lay: Layout) -> str:
     return "concat_ws('/', " + ", ".join(f"CAST({quote(k)} AS STRING)" for k in keys) + ")"
 
 
-def _records_sql(tables: Mapping[str, str]) -> str | None:
+def _records_sql(tables: Mapping[str, str], spark=None) -> str | None:
     """Every decoded structure instance, narrowed to what identifies it."""
     parts = []
     for lay in layouts().values():
@@ -193,12 +195,16 @@ def _records_sql(tables: Mapping[str, str]) -> str | None:
     return "\nUNION ALL\n".join(parts) or None
 
 
-def _intervals_sql(tables: Mapping[str, str]) -> str | None:
-    """One row per statistics structure, queue manager and interval, with the gap to the previous
-    interval of the same structure and queue manager (negative = overlap)."""
+def _intervals_sql(tables: Mapping[str, str], spark=None) -> str | None:
+    """One row per queue manager, statistics record kind (SMF 115 subtype) and interval, with the
+    gap to the previous interval of the same queue manager and subtype (negative = overlap).
+
+    The structures of one subtype share their record and so its interval; grouping by subtype
+    (not by structure) keeps a structure that a record may legitimately lack (the QEST entry of an
+    unused CF structure, SSL tasks) from looking like a gap."""
     parts = [
-        f"SELECT DISTINCT {literal(lay.name)} AS structure, qmgr, qsg, interval_start, interval_end, "
-        f"interval_seconds FROM {tables[table_of(lay.name)]}"
+        f"SELECT DISTINCT {literal(lay.name)} AS structure, smf_type, smf_subtype, qmgr, qsg, interval_start, "
+        f"interval_end, interval_seconds FROM {tables[table_of(lay.name)]}"
         for lay in _statistics_structures()
         if table_of(lay.name) in tables
     ]
@@ -206,18 +212,133 @@ def _intervals_sql(tables: Mapping[str, str]) -> str | None:
         return None
     union = "\nUNION ALL\n".join(parts)
     return (
-        "SELECT structure, qmgr, qsg, interval_start, interval_end, interval_seconds, previous_interval_end, "
-        "(unix_micros(interval_start) - unix_micros(previous_interval_end)) / 1e6 AS dq_gap_seconds FROM ("
-        "SELECT *, lag(interval_end) OVER (PARTITION BY structure, qmgr ORDER BY interval_start, interval_end) "
-        f"AS previous_interval_end FROM ({union}) AS intervals) AS ordered"
+        "SELECT *, (unix_micros(interval_start) - unix_micros(previous_interval_end)) / 1e6 AS dq_gap_seconds "
+        "FROM (SELECT *, lag(interval_end) OVER (PARTITION BY smf_type, smf_subtype, qmgr "
+        "ORDER BY interval_start, interval_end) AS previous_interval_end FROM ("
+        "SELECT smf_type, smf_subtype, qmgr, max(qsg) AS qsg, interval_start, interval_end, "
+        "min(interval_seconds) AS interval_seconds, "
+        "array_join(array_sort(collect_set(lower(structure))), ',') AS structures "
+        f"FROM ({union}) AS by_structure GROUP BY smf_type, smf_subtype, qmgr, interval_start, interval_end"
+        ") AS intervals) AS ordered"
     )
 
 
-def _single(table: str) -> Callable[[Mapping[str, str]], str | None]:
-    def build(tables: Mapping[str, str]) -> str | None:
+def _single(table: str) -> Callable[[Mapping[str, str], Any], str | None]:
+    def build(tables: Mapping[str, str], spark=None) -> str | None:
         return f"SELECT * FROM {tables[table]}" if table in tables else None
 
     return build
+
+
+AUDIT_TABLE = "smf_load_audit"
+# Temporary views the gate creates (and drops at the end of a run) start with this.
+VIEW_PREFIX = "mqsmf_dq_"
+UNLOADED_COLUMNS = (
+    "source_file STRING, source_sha256 STRING, smf_type INT, smf_subtype INT, record_offset BIGINT, qmgr STRING, "
+    "qsg STRING, interval_start TIMESTAMP, interval_end TIMESTAMP, structures STRING, instances BIGINT, "
+    "duplicate_of STRING, records_decoded BIGINT, records_loaded BIGINT"
+)
+
+
+def _landed_sql(tables: Mapping[str, str]) -> str:
+    """Records (file digest, type, subtype, offset) that have at least one row in a raw table."""
+    return "\nUNION ALL\n".join(
+        f"SELECT DISTINCT source_sha256, smf_type, smf_subtype, record_offset FROM {tables[table_of(n)]}"
+        for n in layouts()
+        if table_of(n) in tables
+    )
+
+
+def _deficit_sql(tables: Mapping[str, str]) -> str:
+    """Per file digest, SMF type and subtype: records the reader decoded (audit) and records with
+    rows in the tables, where the second is smaller."""
+    return (
+        "SELECT a.source_sha256, a.smf_type, a.smf_subtype, a.source_file, a.framing, a.records_decoded, "
+        "coalesce(l.records_loaded, 0) AS records_loaded FROM ("
+        "SELECT source_sha256, CAST(smf_type AS INT) AS smf_type, CAST(smf_subtype AS INT) AS smf_subtype, "
+        "max_by(source_file, loaded_at) AS source_file, max_by(framing, loaded_at) AS framing, "
+        f"max(records_decoded) AS records_decoded FROM {tables[AUDIT_TABLE]} "
+        "WHERE smf_type IS NOT NULL AND records_decoded > 0 GROUP BY 1, 2, 3) AS a LEFT JOIN ("
+        "SELECT source_sha256, CAST(smf_type AS INT) AS smf_type, CAST(smf_subtype AS INT) AS smf_subtype, "
+        f"count(*) AS records_loaded FROM ({_landed_sql(tables)}) AS landed GROUP BY 1, 2, 3) AS l "
+        "ON a.source_sha256 = l.source_sha256 AND a.smf_type = l.smf_type AND a.smf_subtype = l.smf_subtype "
+        "WHERE a.records_decoded > coalesce(l.records_loaded, 0)"
+    )
+
+
+def _unloaded_sql(tables: Mapping[str, str], spark=None) -> str | None:
+    """Decoded records without a row in the raw tables, one row each. The loader keeps one row per
+    natural key, so a record whose every instance was loaded before (the same record twice in a
+    dump, overlapping dumps) leaves no row; the audit still counts it. Where the counts differ the
+    file is read again (only those files and subtypes) to name the records and the copy that was
+    kept; a file that is gone is reported by its counts alone."""
+    if AUDIT_TABLE not in tables or spark is None or not any(table_of(n) in tables for n in layouts()):
+        return None
+    empty = f"SELECT * FROM VALUES ({', '.join('NULL' for _ in UNLOADED_COLUMNS.split(', '))}) AS t("
+    empty += ", ".join(c.split()[0] for c in UNLOADED_COLUMNS.split(", ")) + ") WHERE false"
+    typed = ", ".join(f"CAST({c.split()[0]} AS {c.split()[1]}) AS {c.split()[0]}" for c in UNLOADED_COLUMNS.split(", "))
+    parts = [f"SELECT {typed} FROM ({empty}) AS no_rows"]
+    for i, d in enumerate(spark.sql(_deficit_sql(tables)).collect()):
+        parts.append(_unloaded_records_sql(spark, tables, d, i, typed))
+    return "\nUNION ALL\n".join(parts)
+
+
+def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typed: str) -> str:
+    import os
+
+    counts = f"{deficit.records_decoded} AS records_decoded, {deficit.records_loaded} AS records_loaded"
+    structures = [
+        lay
+        for lay in layouts().values()
+        if any((p.smf_type, p.smf_subtype) == (deficit.smf_type, deficit.smf_subtype) for p in lay.placements)
+        and table_of(lay.name) in tables
+    ]
+    if not structures or not os.path.isfile(deficit.source_file):
+        # The file cannot be read again here: report the counts, without record details.
+        return (
+            f"SELECT {typed} FROM (SELECT {literal(deficit.source_file)} AS source_file, "
+            f"{literal(deficit.source_sha256)} AS source_sha256, {deficit.smf_type} AS smf_type, "
+            f"{deficit.smf_subtype} AS smf_subtype, NULL AS record_offset, NULL AS qmgr, NULL AS qsg, "
+            "NULL AS interval_start, NULL AS interval_end, NULL AS structures, "
+            f"{deficit.records_decoded - deficit.records_loaded} AS instances, NULL AS duplicate_of, {counts}) AS gone"
+        )
+    landed = (
+        f"SELECT DISTINCT record_offset FROM ({_landed_sql(tables)}) AS landed WHERE source_sha256 = "
+        f"{literal(deficit.source_sha256)} AND smf_type = {deficit.smf_type} AND smf_subtype = {deficit.smf_subtype}"
+    )
+    reread = []
+    for lay in structures:
+        view = f"{VIEW_PREFIX}reread_{i}_{lay.name.lower()}"
+        (
+            spark.read.format("mqsmf")
+            .option("structure", lay.name)
+            .option("framing", deficit.framing or "auto")
+            .load(deficit.source_file)
+            .where(f"smf_subtype = {deficit.smf_subtype}")
+            .createOrReplaceTempView(view)
+        )
+        key = [column_name(k) for k in lay.natural_key]
+        on = " AND ".join(
+            ["t.qmgr = r.qmgr", "t.smf_subtype = r.smf_subtype"]
+            + ["coalesce(t.interval_start, t.record_stck) = coalesce(r.interval_start, r.record_stck)"]
+            + [f"t.{quote(k)} <=> r.{quote(k)}" for k in key]
+        )
+        reread.append(
+            f"SELECT {literal(lay.name)} AS structure, r.entry_index, r.record_offset, r.qmgr, r.qsg, "
+            "r.interval_start, r.interval_end, concat(t.source_file, ' @ ', t.record_offset) AS duplicate_of "
+            f"FROM {view} AS r LEFT JOIN {tables[table_of(lay.name)]} AS t ON {on} "
+            f"WHERE r.record_offset NOT IN ({landed})"
+        )
+    return (
+        f"SELECT {typed} FROM (SELECT {literal(deficit.source_file)} AS source_file, "
+        f"{literal(deficit.source_sha256)} AS source_sha256, {deficit.smf_type} AS smf_type, "
+        f"{deficit.smf_subtype} AS smf_subtype, record_offset, min(qmgr) AS qmgr, min(qsg) AS qsg, "
+        "min(interval_start) AS interval_start, max(interval_end) AS interval_end, "
+        "array_join(array_sort(collect_set(structure)), ',') AS structures, "
+        "count(DISTINCT structure, entry_index) AS instances, "
+        f"min(duplicate_of) AS duplicate_of, {counts} FROM ({' UNION ALL '.join(reread)}) AS missing "
+        "GROUP BY record_offset) AS unloaded"
+    )
 
 
 def _raw_frames() -> list[Frame]:
@@ -237,9 +358,9 @@ def _raw_frames() -> list[Frame]:
             RAW,
             statistics,
             _intervals_sql,
-            "Statistics intervals per structure and queue manager, in start order.",
-            table_name="lower(structure)",
-            object_name="structure",
+            "Statistics intervals per queue manager and SMF 115 subtype, in start order.",
+            table_name="structures",
+            object_name="concat(smf_type, '/', smf_subtype)",
             source_file="CAST(NULL AS STRING)",
             record_offset="CAST(NULL AS BIGINT)",
         ),
@@ -288,6 +409,15 @@ def _raw_frames() -> list[Frame]:
             "Message manager statistics (115/2).",
             table_name="'qmst'",
             object_name="'message manager'",
+        ),
+        Frame(
+            "unloaded_records",
+            RAW,
+            (AUDIT_TABLE, *(table_of(n) for n in layouts())),
+            _unloaded_sql,
+            "SMF records the reader decoded (smf_load_audit) that have no row in any raw table.",
+            table_name="'smf_load_audit'",
+            object_name="structures",
         ),
         Frame(
             "qis1",
@@ -679,20 +809,43 @@ def _structure_checks(tolerance: float) -> list[Check]:
             "key (queue, pool, CF structure, page set, task); twice means a record was loaded twice.",
         ),
         Check(
+            "duplicate_record_in_input",
+            "unloaded_records",
+            NoRows(
+                ("source_file", "record_offset", "smf_subtype", "structures", "instances", "duplicate_of"),
+                "every decoded record has rows in the raw tables",
+            ),
+            source="mqsmf.spark.load: one row per natural key; smf_load_audit records_decoded",
+            description="A decoded SMF record has no row in the raw tables: every instance's natural key was "
+            "already loaded, so the loader kept the other copy (the same record twice in a dump, or overlapping "
+            "dumps). Listed with the copy that was kept (duplicate_of).",
+        ),
+        Check(
             "interval_gap",
             "intervals",
-            Between("dq_gap_seconds", maximum=tolerance, context=("previous_interval_end",)),
+            Between(
+                "dq_gap_seconds",
+                maximum=tolerance,
+                context=("previous_interval_end",),
+                label=f"interval_start - previous interval_end <= {tolerance:g} s",
+            ),
             source="SMF statistics intervals are back to back (STATIME/SMF global interval)",
-            description=f"Each interval of a queue manager and structure starts where the previous one ended "
-            f"(within {tolerance:g} s); a gap means records are missing.",
+            description=f"Each statistics interval of a queue manager (per SMF 115 subtype, i.e. per record kind "
+            f"and its structures) starts where the previous one ended (within {tolerance:g} s); a gap means "
+            "records are missing.",
         ),
         Check(
             "interval_overlap",
             "intervals",
-            Between("dq_gap_seconds", minimum=-tolerance, context=("previous_interval_end",)),
+            Between(
+                "dq_gap_seconds",
+                minimum=-tolerance,
+                context=("previous_interval_end",),
+                label=f"interval_start - previous interval_end >= -{tolerance:g} s",
+            ),
             source="SMF statistics intervals are back to back (STATIME/SMF global interval)",
-            description=f"No interval of a queue manager and structure starts more than {tolerance:g} s before "
-            "the previous one ended.",
+            description=f"No statistics interval of a queue manager (per SMF 115 subtype) starts more than "
+            f"{tolerance:g} s before the previous one ended.",
         ),
         Check(
             "interval_length_positive",
@@ -704,7 +857,7 @@ def _structure_checks(tolerance: float) -> list[Check]:
         Check(
             "quarantined_span",
             "quarantine",
-            NoRows(("source_file", "offset", "length", "smf_type", "smf_subtype", "reason")),
+            NoRows(("source_file", "offset", "length", "smf_type", "smf_subtype", "reason"), "no quarantined span"),
             source="mqsmf.reader quarantine (file, byte offset, reason)",
             description="Undecodable input (bad descriptor words, truncation, wrong identifier or eyecatcher) is "
             "kept as evidence in smf_quarantine; any span there is a violation.",

@@ -34,11 +34,12 @@ import shutil
 import time
 import uuid
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from .checks import ERROR, MARTS, RAW, STAGES, WARN, Catalogue, Check, Frame, catalogue
+from .checks import ERROR, MARTS, RAW, STAGES, VIEW_PREFIX, WARN, Catalogue, Check, Frame, catalogue
 from .rules import gx_row_condition, literal, quote
 
 QUALITY_SCHEMA = "mqsmf_quality"
@@ -230,11 +231,14 @@ def expectation_for(check: Check):
     )
 
 
-def run_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Check], df) -> dict[str, dict]:
-    """Run the frame's checkpoint on ``df``; {check name: GX result dict (success, result, exception)}."""
+def add_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Check]):
+    """The frame's suite, validation definition and checkpoint, added to the context."""
     import great_expectations as gx
 
-    source = context.data_sources.add_or_update_spark(f"mqsmf_{stage}")
+    name = f"mqsmf_{stage}"
+    # One data source for all frames (replacing it would make the earlier checkpoints stale).
+    source = context.data_sources.get(name) if name in context.data_sources.all() else None
+    source = source or context.data_sources.add_spark(name)
     asset = source.add_dataframe_asset(frame.name)
     batch = asset.add_batch_definition_whole_dataframe(frame.name)
     suite = gx.ExpectationSuite(
@@ -244,9 +248,13 @@ def run_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Che
     )
     suite = context.suites.add(suite)
     definition = context.validation_definitions.add(gx.ValidationDefinition(name=frame.id, data=batch, suite=suite))
-    checkpoint = context.checkpoints.add(
+    return context.checkpoints.add(
         gx.Checkpoint(name=frame.id, validation_definitions=[definition], actions=[], result_format="BASIC")
     )
+
+
+def run_checkpoint(checkpoint, df) -> dict[str, dict]:
+    """Run a frame's checkpoint on ``df``; {check name: GX result (success, result, exception)}."""
     result = checkpoint.run(batch_parameters={"dataframe": df})
     out: dict[str, dict] = {}
     for validation in result.run_results.values():
@@ -283,6 +291,7 @@ def run_gate(
     strict: bool = False,
     sample_rows: int = 10,
     cat: Catalogue | None = None,
+    threads: int = 4,
 ) -> GateResult:
     """Run one stage's checks. ``severities`` overrides check severities by name; ``strict`` makes
     warnings fail the gate too. Raises GateError when the gate itself cannot run."""
@@ -314,10 +323,11 @@ def run_gate(
     parallelism = max(1, spark.sparkContext.defaultParallelism)
     in_schema = existing_tables(spark, schemas[stage])
     try:
+        prepared = []  # (frame, its checks, cached DataFrame, view, checkpoint)
         for frame in cat.frames.values():
             frame_checks = cat.frame_checks(frame.name)
             tables = {t: q for t, q in in_schema.items() if t in frame.tables}
-            base = frame.build(tables) if tables else None
+            base = frame.build(tables, spark) if tables else None
             if base is None:
                 reason = f"no table {' / '.join(f'{schemas[stage]}.{t}' for t in frame.tables[:3])}" + (
                     " ..." if len(frame.tables) > 3 else ""
@@ -329,12 +339,18 @@ def run_gate(
             # GX runs a few dozen small jobs per frame: as many partitions as cores keeps each cheap.
             df = spark.sql(frame_sql(frame, frame_checks, base)).coalesce(parallelism).persist()
             cached.append(df)
-            if context is None:
-                context = gx_context(docs_root, stage)
-            gx_results = run_frame_checkpoint(context, stage, frame, frame_checks, df)
-            view = f"mqsmf_dq_{stage}_{frame.name}"
+            view = f"{VIEW_PREFIX}{stage}_{frame.name}"
             df.createOrReplaceTempView(view)
             views.append(view)
+            if context is None:
+                context = gx_context(docs_root, stage)
+            prepared.append((frame, frame_checks, df, view, add_frame_checkpoint(context, stage, frame, frame_checks)))
+
+        # Each checkpoint is a chain of small Spark jobs whose cost is mostly latency: run a few at once.
+        with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+            results = list(pool.map(lambda p: run_checkpoint(p[4], p[2]), prepared))
+
+        for (frame, frame_checks, _df, view, _cp), gx_results in zip(prepared, results, strict=True):
             # Rows are listed for the checks GX failed (a clean run costs no listing at all).
             failing = [c for c in frame_checks if not gx_results.get(c.name, {}).get("success", True)]
             if failing:
@@ -367,6 +383,9 @@ def run_gate(
     finally:
         for view in views:
             spark.catalog.dropTempView(view)
+        for t in spark.catalog.listTables():
+            if t.isTemporary and t.name.startswith(VIEW_PREFIX):
+                spark.catalog.dropTempView(t.name)
         for df in cached:
             df.unpersist()
 

@@ -206,6 +206,7 @@ class Between(Rule):
     strict_maximum: bool = False
     # Columns shown with a violation besides the tested one (a derived column's inputs).
     context: tuple[str, ...] = ()
+    label: str = ""  # readable form when the column is a derived one
 
     def __post_init__(self):
         if self.minimum is None and self.maximum is None:
@@ -217,6 +218,8 @@ class Between(Rule):
 
     @property
     def text(self):
+        if self.label:
+            return self.label
         low = "" if self.minimum is None else f"{self.minimum} {'<' if self.strict_minimum else '<='} "
         high = "" if self.maximum is None else f" {'<' if self.strict_maximum else '<='} {self.maximum}"
         return f"{low}{self.column}{high}"
@@ -378,6 +381,7 @@ class NoRows(Rule):
     """The frame must be empty: every row is a violation (quarantined spans)."""
 
     shown: tuple[str, ...]
+    label: str = "no rows"
 
     @property
     def columns(self):
@@ -385,7 +389,7 @@ class NoRows(Rule):
 
     @property
     def text(self):
-        return "no rows"
+        return self.label
 
     def violation_sql(self):
         return "(true)"
