@@ -39,11 +39,7 @@ import pyarrow as pa
 from ..decode import TYPED
 from ..framing import FRAMERS, FRAMINGS, FramingError, detect_framing, frame
 from ..layouts import layouts
-from ..reader import QUARANTINE_SCHEMA, FileReport, QuarantineEntry, iter_file, quarantine_table
-
-# The reader's batch loop is reused for byte ranges (iter_file reads whole files only).
-from ..reader import _batches as reader_batches
-from ..reader import _decode_records as reader_decode_records
+from ..reader import QUARANTINE_SCHEMA, FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
 
 # Pseudo-structures: what a file read produced, rather than decoded rows.
 AUDIT = "_audit"  # counts by (file, SMF type, subtype), as FileReport has them
@@ -259,16 +255,6 @@ def _sha256(data) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def companions(structure: str) -> list[str]:
-    """The structures that must be decoded with ``structure`` for its rows to match a whole-file
-    read: every structure sharing one of its record types, because a defect in any of them
-    quarantines the record, and with it all of that record's rows."""
-    kinds = {(p.smf_type, p.smf_subtype) for p in layouts()[structure].placements}
-    return sorted(
-        name for name, lay in layouts().items() if any((p.smf_type, p.smf_subtype) in kinds for p in lay.placements)
-    )
-
-
 def decode_part(part: FilePart, names: list[str], report: FileReport) -> Iterator[tuple[str, pa.RecordBatch]]:
     """(structure, batch) pairs of one partition; counts and quarantine go to ``report``."""
     if part.hi is not None:
@@ -301,12 +287,7 @@ def _decode_range(part: FilePart, names: list[str], report: FileReport):
                 QuarantineEntry(part.path, q.offset, q.length, q.reason, bytes(data[q.offset : q.offset + q.length]))
             )
             report.quarantined[(None, None)] += 1
-        batches = reader_batches(fr, data, part.path, 64 << 20)
-        try:
-            for rb, _ in batches:
-                yield from reader_decode_records(rb, names, TYPED, report)
-        finally:
-            batches.close()  # drops its numpy view of the map before the map closes
+        yield from decode_framed(fr, data, part.path, names, TYPED, report)
 
 
 def audit_table(report: FileReport, part: FilePart) -> pa.Table:
@@ -356,7 +337,8 @@ def part_batches(
 
 
 def _decoded(part: FilePart, structure: str, report: FileReport) -> Iterator[pa.RecordBatch]:
-    names = sorted(layouts()) if structure in PSEUDO else companions(structure)
+    # Counts and quarantine do not depend on the structures decoded (every record is checked whole).
+    names = [] if structure in PSEUDO else [structure]
     for name, batch in decode_part(part, names, report):
         if name == structure:
             yield batch

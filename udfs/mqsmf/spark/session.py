@@ -2,7 +2,7 @@
 
 The Spark parameters live in one place, ``profiles/profiles.yml`` (``outputs.local.
 server_side_parameters``); this module renders them the way dbt does, with ``env_var()`` and
-``flags.PROJECT_DIR``, so ``mqsmf load``, the tests and ``dbt build`` share one warehouse and one
+``flags.PROFILES_DIR``, so ``mqsmf load``, the tests and ``dbt build`` share one warehouse and one
 metastore. Environment:
 
 - ``MQSMF_PROJECT_DIR``: the dbt project root. Default: the first folder from the current one
@@ -73,7 +73,7 @@ def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
         return value
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    context = {"env_var": env_var, "flags": SimpleNamespace(PROJECT_DIR=str(root))}
+    context = {"env_var": env_var, "flags": SimpleNamespace(PROFILES_DIR=str(root / "profiles"))}
     conf = {str(k): env.from_string(str(v)).render(context) for k, v in params.items()}
     return {**conf, **DBT_FORCED}
 
