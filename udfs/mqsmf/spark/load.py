@@ -31,6 +31,7 @@ from the data source (``structure '_load_sql'``) and runs them through dbt's con
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 import uuid
@@ -293,6 +294,7 @@ class LoadSummary:
     quarantine_rows_inserted: int = 0
     rows_inserted: dict[str, int] = field(default_factory=dict)  # structure -> rows new to the table
     seconds: float = 0.0
+    step_seconds: dict[str, float] = field(default_factory=dict)  # statement label -> seconds
 
     def __str__(self) -> str:
         lines = [
@@ -308,7 +310,7 @@ class LoadSummary:
 
 def load_files(
     spark,
-    paths: str | Iterable[str],
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
     framing: str = "auto",
     raw_schema: str = RAW_SCHEMA,
     progress: bool = False,
@@ -317,30 +319,36 @@ def load_files(
     """Load SMF dumps (files, folders, globs) into the raw tables of ``spark``'s catalog and return
     what was read and inserted. Runs exactly the statements the dbt macro runs."""
     t0 = time.perf_counter()
-    specs = [paths] if isinstance(paths, str) else list(paths)
+    specs = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = parts.expand_paths(specs)
     parts.prune_spools()
     load_id = uuid.uuid4().hex
     steps = load_plan(files, framing, raw_schema, load_id, split_bytes=split_bytes)
-    run_steps(spark, steps, progress)
+    step_seconds = run_steps(spark, steps, progress)
     summary = summarize(spark, raw_schema, load_id) if files else LoadSummary(load_id)
     summary.seconds = time.perf_counter() - t0
+    summary.step_seconds = step_seconds
     return summary
 
 
-def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> None:
+def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> dict[str, float]:
+    """Run a plan in order; returns the seconds each step label took (summed over equal labels)."""
     from tqdm import tqdm
 
+    seconds: dict[str, float] = {}
     with tqdm(total=len(steps), unit="step", disable=not progress, dynamic_ncols=True) as bar:
         watcher = _TaskWatcher(spark, bar) if progress else None
         try:
             for step in steps:
                 bar.set_description(step.label)
+                t0 = time.perf_counter()
                 spark.sql(step.sql).collect()
+                seconds[step.label] = seconds.get(step.label, 0.0) + time.perf_counter() - t0
                 bar.update(1)
         finally:
             if watcher:
                 watcher.stop()
+    return seconds
 
 
 class _TaskWatcher:

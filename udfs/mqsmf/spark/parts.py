@@ -21,6 +21,7 @@ by the next load, once it is old).
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import mmap
@@ -36,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from ..decode import TYPED
+from ..decode import TYPED, arrow_schema
 from ..framing import FRAMERS, FRAMINGS, FramingError, detect_framing, frame
 from ..layouts import layouts
 from ..reader import QUARANTINE_SCHEMA, FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
@@ -51,7 +52,7 @@ SPLIT_MARGIN = 4 * 32768
 # A file whose framing cannot be recognised is quarantined whole; keep only its head as evidence.
 UNFRAMED_RAW_BYTES = 64 << 10
 SPOOL_MARKER = ".mqsmf-spool"
-SPOOL_FORMAT = 1  # part of every spool entry's key: a changed layout never reads an old entry
+SPOOL_FORMAT = 1  # part of every spool entry's key; bump it when what an entry holds changes
 SPOOL_MAX_AGE_SECONDS = 24 * 3600
 
 AUDIT_SCHEMA = pa.schema(
@@ -78,8 +79,6 @@ def schema_of(structure: str, with_sha256: bool = False) -> pa.Schema:
         return AUDIT_SCHEMA
     if structure == QUARANTINE:
         return QUARANTINE_ROWS_SCHEMA
-    from ..decode import arrow_schema
-
     schema = arrow_schema(structure)
     return schema.append(SOURCE_SHA256) if with_sha256 else schema
 
@@ -107,7 +106,7 @@ def check_framing(framing: str | None) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def expand_paths(specs: list[str]) -> list[str]:
+def expand_paths(specs: list[str | os.PathLike]) -> list[str]:
     """Absolute paths of the files that file, folder and glob specs name, in a stable order.
 
     A folder means every file below it (recursively) except hidden ones and ones starting with '_'
@@ -115,11 +114,11 @@ def expand_paths(specs: list[str]) -> list[str]:
     error; an empty folder is not (nothing has arrived yet). A file named twice is read once."""
     files: list[str] = []
     for spec in specs:
-        spec = os.path.expanduser(spec.strip())
+        spec = os.path.expanduser(str(spec).strip())
         if not spec:
             continue
         if any(c in spec for c in "*?["):
-            matches = sorted(_glob(spec))
+            matches = sorted(glob.glob(spec, recursive=True))
             if not matches:
                 raise FileNotFoundError(f"mqsmf: the pattern {spec} matches no file")
         else:
@@ -132,12 +131,6 @@ def expand_paths(specs: list[str]) -> list[str]:
             else:
                 raise FileNotFoundError(f"mqsmf: {m}: no such file or folder")
     return list(dict.fromkeys(files))
-
-
-def _glob(pattern: str) -> list[str]:
-    import glob
-
-    return glob.glob(pattern, recursive=True)
 
 
 def _files_below(folder: str) -> list[str]:
