@@ -222,6 +222,8 @@ def _tail_is_short(b, p: int, n: int) -> bool:
 
 
 def _rdw_reason(b, p: int, n: int) -> str:
+    if p + 4 > n:
+        return f"{n - p} stray bytes (too short for an RDW)"
     length = _u16(b, p)
     seg = b[p + 2]
     if length < 5 or length > MAX_SEGMENT:
@@ -255,19 +257,29 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
         else:
             end_note = ""
         s = p + 4
-        while s < end:
-            if not _rdw_ok(b, s, n, end):
-                if end_note and end - s >= 4 and _u16(b, s) + s > end:
-                    out.drop_open(s, "spanned record cut short by truncation")
-                    out.bad(s, end - s, end_note)
-                else:
-                    out.drop_open(s, "spanned record interrupted by damaged data")
-                    out.bad(s, end - s, "segment does not fit its block: " + _rdw_reason(b, s, n))
-                s = end
-                break
+        while s < end and _rdw_ok(b, s, n, end):
             out.segment(b, s, _u16(b, s))
             s += _u16(b, s)
-        p = end
+        if s >= end:
+            if end_note:  # the file ends at a segment boundary inside the block
+                out.drop_open(s, "spanned record cut short by truncation")
+                out.bad(p, 4, end_note)
+            p = end
+            continue
+        # A segment does not fit: the block (or its BDW length) is damaged. Resynchronise from
+        # here, not from the claimed block end, so a BDW length damaged upwards costs no more
+        # than the bytes it wrongly claims.
+        q = _resync_bdw(b, s, n)
+        if end_note and q == n:
+            out.drop_open(s, "spanned record cut short by truncation")
+            out.bad(s, n - s, end_note)
+        elif q == s:
+            # The next block starts right where the segments end: only the BDW length was wrong.
+            out.bad(p, 4, f"damaged BDW length {blen}: its segments end at offset {out.base + s}")
+        else:
+            out.drop_open(s, "spanned record interrupted by damaged data")
+            out.bad(s, q - s, "segment does not fit its block: " + _rdw_reason(b, s, n))
+        p = q
     return out.finish(n)
 
 
