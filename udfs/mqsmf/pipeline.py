@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     t0 = _step("data-quality gate")
     from .cli import main as cli_main
 
-    gate_rc = cli_main(["check", "--stage", "all", "--project-dir", str(project)])
+    docs = project / "target" / "data_docs"  # GX wants an absolute folder
+    gate_rc = cli_main(["check", "--stage", "all", "--project-dir", str(project), "--docs", str(docs)])
     _done(t0)
 
     _step("summary")
