@@ -126,11 +126,11 @@ def test_alias_conventions_are_enforced():
         dbt_codegen.check_alias(lay, type(count)(**{**count.__dict__, "alias": ""}))
 
 
-def test_subtype_tests_come_from_the_placements():
-    model = _staging_docs()["stg_smf__qpst"]
-    subtype = next(c for c in model["columns"] if c["name"] == "smf_subtype")
-    (test,) = subtype["data_tests"]
-    assert test["accepted_values"]["arguments"]["values"] == [2, 215]
+def test_every_staging_key_is_tested_unique():
+    for name, model in _staging_docs().items():
+        key = model["columns"][0]
+        assert key["name"] == name.removeprefix("stg_smf__") + "_key"
+        assert key["data_tests"] == ["unique"], name
 
 
 def test_the_staging_key_is_the_loaders_natural_key():
