@@ -492,3 +492,24 @@ def test_targets_parse_and_print():
         Target.parse("BP01@QM0001:1")
     with pytest.raises(PlanError):
         generate_scenario(small(inject=(Target.parse("Q03#1"),), intervals=5))
+
+
+def test_qmgr_prefix_names_the_queue_managers(tmp_path):
+    """Two scenarios side by side in one warehouse: same workload, other queue manager and QSG names."""
+    base = dict(seed=4, qmgrs=2, queues=10, intervals=2)
+    renamed = small(**base, qmgr_prefix="QC", qsg="QSGC")
+    man = write_scenario(generate_scenario(renamed), str(tmp_path / "qc.dat"))
+    assert [q["name"] for q in man["qmgrs"]] == ["QC01", "QC02"] and man["config"]["qmgr_prefix"] == "QC"
+    tables, report = decode(tmp_path / "qc.dat")
+    reference, _ = decode_scenario(small(**base), tmp_path / "qm.dat")
+    assert set(tables["QMST"].column("qmgr").to_pylist()) == {"QC01", "QC02"}
+    assert {k: v.num_rows for k, v in tables.items()} == {k: v.num_rows for k, v in reference.items()}
+    assert tables["QQST"].column("QQSTGETS").equals(reference["QQST"].column("QQSTGETS"))
+    for bad in ("", "QCX", "1Q", "Q-"):
+        with pytest.raises(ValueError, match="qmgr_prefix"):
+            small(qmgr_prefix=bad)
+
+
+def decode_scenario(config, path):
+    write_scenario(generate_scenario(config), str(path))
+    return decode(path)

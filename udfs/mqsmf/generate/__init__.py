@@ -79,6 +79,7 @@ def add_subcommand(subparsers) -> None:
     )
     g.add_argument("--start", help=f"first interval start, UTC ISO 8601 (default {ScenarioConfig.start})")
     g.add_argument("--qsg", help=f"queue-sharing group name (default {ScenarioConfig.qsg})")
+    g.add_argument("--qmgr-prefix", help=f"queue manager names <prefix>01.. (default {ScenarioConfig.qmgr_prefix})")
     g.add_argument("--versions", help=f"MQ versions given to the queue managers in turn (default {','.join(VERSIONS)})")
     g.add_argument(
         "--max-record-bytes",
@@ -117,6 +118,7 @@ def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
             ("interval_seconds", "interval_seconds"),
             ("start", "start"),
             ("qsg", "qsg"),
+            ("qmgr_prefix", "qmgr_prefix"),
             ("max_record_bytes", "max_record_bytes"),
         )
         if getattr(args, attr) is not None

@@ -135,6 +135,7 @@ class ScenarioConfig:
     interval_seconds: int = 1800  # STATIME
     start: str = "2025-06-02T00:00:00Z"  # first interval start, UTC
     qsg: str = "QSGA"
+    qmgr_prefix: str = "QM"  # queue managers <prefix>01, <prefix>02 ...: two scenarios can share a warehouse
     versions: tuple[str, ...] = tuple(VERSIONS)  # assigned to the queue managers in turn
     inject: tuple[Target, ...] = ()
     violate: tuple[Target, ...] = ()
@@ -156,6 +157,10 @@ class ScenarioConfig:
             raise ValueError("interval_seconds must be 60..86400")
         if not 1 <= len(self.qsg) <= 4:
             raise ValueError("qsg names are 1-4 characters")
+        if not (1 <= len(self.qmgr_prefix) <= 2 and self.qmgr_prefix.isalnum() and self.qmgr_prefix[0].isalpha()):
+            raise ValueError(
+                "qmgr_prefix is 1-2 letters or digits starting with a letter (names are at most 4 characters)"
+            )
         if not self.versions:
             raise ValueError("at least one MQ version")
         if self.max_record_bytes < 4096:

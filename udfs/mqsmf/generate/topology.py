@@ -193,8 +193,12 @@ class Topology:
         return [s[0] for s in self.structures]
 
 
-def qmgr_name(i: int) -> str:
-    return f"QM{i + 1:02d}" if i < 99 else f"Q{i + 1:03d}"
+def qmgr_name(i: int, prefix: str = "QM") -> str:
+    """<prefix>01 ...; past 99 (or with a one-letter prefix) the number takes the room the name has (4 characters)."""
+    width = 4 - len(prefix)
+    if i + 1 < 10**width:
+        return f"{prefix}{i + 1:0{width}d}"
+    return f"{prefix[0]}{i + 1:03d}"
 
 
 def lpar_name(i: int) -> str:
@@ -345,7 +349,7 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
         qmgrs.append(
             QueueManager(
                 index=m,
-                name=qmgr_name(m),
+                name=qmgr_name(m, config.qmgr_prefix),
                 system_id=lpar_name(lpar),
                 utc_offset_min=LPAR_UTC_OFFSETS[lpar % len(LPAR_UTC_OFFSETS)],
                 version=config.versions[m % len(config.versions)],
