@@ -1,0 +1,156 @@
+{#- Thresholds of the MP16 advisory rules. They live in the seed mp16_rules (one row per rule); a dbt var
+    overrides any of them without editing the seed:
+
+        --vars '{mp16_thresholds: {BP04_warning: 20, CF05_baseline_factor: 3}}'
+
+    Parameter names: info, warning, critical (the levels, compared with the rule's `comparison`),
+    escalation, min_volume, window, and the names in the rule's other_parameters ("name=value; ...").
+    The advisory models read them when they are compiled, right before they run (dbt build runs the
+    seed first), so the compiled SQL shows the numbers in force. -#}
+
+{#- {rule_id: {parameter: value}} for every rule of the seed, with the var overrides applied. One query
+    per model: call it once and pass the result to mp16_threshold(). Before execution (parsing, linting)
+    every parameter reads 0 so the SQL still renders. -#}
+{% macro mp16_rule_parameters() %}
+    {%- set seed_relation = ref('mp16_rules') -%}
+    {%- set names = {
+        'info': 'info_threshold', 'warning': 'warning_threshold', 'critical': 'critical_threshold',
+        'escalation': 'escalation_threshold', 'min_volume': 'min_volume', 'window': 'window_length',
+    } -%}
+    {%- set parameters = {} -%}
+    {%- if execute -%}
+        {%- set rows = run_query(
+            'select rule_id, base_severity, comparison, escalation_comparison, escalation_severity, other_parameters, '
+            ~ names.values() | join(', ')
+            ~ ' from ' ~ seed_relation
+        ) -%}
+        {%- for row in rows -%}
+            {%- set rule = {
+                'base_severity': row['base_severity'], 'comparison': row['comparison'],
+                'escalation_comparison': row['escalation_comparison'], 'escalation_severity': row['escalation_severity'],
+            } -%}
+            {%- for name, column in names.items() -%}
+                {%- if row[column] is not none -%}
+                    {%- do rule.update({name: row[column] | float}) -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- for pair in (row['other_parameters'] or '').split(';') if '=' in pair -%}
+                {%- do rule.update({pair.split('=')[0] | trim: pair.split('=')[1] | trim | float}) -%}
+            {%- endfor -%}
+            {%- do parameters.update({row['rule_id']: rule}) -%}
+        {%- endfor -%}
+        {%- for key, value in mp16_threshold_overrides().items() -%}
+            {%- set rule_id, name = key.split('_', 1) -%}
+            {%- if rule_id not in parameters or name not in parameters[rule_id]
+                or name in ('base_severity', 'comparison', 'escalation_comparison', 'escalation_severity') -%}
+                {{ exceptions.raise_compiler_error(
+                    "var mp16_thresholds: '" ~ key ~ "' names no parameter of the seed mp16_rules "
+                    ~ "(use <RULE_ID>_<info|warning|critical|escalation|min_volume|window|other parameter>)"
+                ) }}
+            {%- endif -%}
+            {%- do parameters[rule_id].update({name: value | float}) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(parameters) }}
+{% endmacro %}
+
+{#- The var mp16_thresholds as a flat {RULE_parameter: value} mapping (nested {RULE: {parameter: value}}
+    is accepted too). -#}
+{% macro mp16_threshold_overrides() %}
+    {%- set given = var('mp16_thresholds', {}) -%}
+    {%- set flat = {} -%}
+    {%- for key, value in (given if given is mapping else {}).items() -%}
+        {%- set rule_id, name = (key ~ '_').split('_', 1) -%}
+        {%- set nested = value if value is mapping else {name.rstrip('_'): value} -%}
+        {%- for inner_name, inner_value in nested.items() -%}
+            {%- do flat.update({rule_id | upper ~ '_' ~ inner_name: inner_value}) -%}
+        {%- endfor -%}
+    {%- endfor -%}
+    {{ return(flat) }}
+{% endmacro %}
+
+{#- One parameter of one rule as a SQL number. A parameter the seed leaves empty is an error: the
+    model asked for a threshold the catalogue does not define. -#}
+{% macro mp16_threshold(parameters, rule_id, name) -%}
+    {%- if not execute -%}
+        0
+    {%- elif name not in parameters.get(rule_id, {}) -%}
+        {{ exceptions.raise_compiler_error(
+            "mp16_threshold: the seed mp16_rules defines no '" ~ name ~ "' for rule " ~ rule_id
+        ) }}
+    {%- else -%}
+        {{ parameters[rule_id][name] }}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- `observed` crosses the rule's threshold of `level` (info, warning, critical or escalation), with
+    the rule's comparison (escalation_comparison for the escalation). -#}
+{% macro mp16_crosses(parameters, rule_id, level, observed) -%}
+    {%- set rule = parameters.get(rule_id, {}) if execute else {} -%}
+    {%- set operator = rule.get('escalation_comparison' if level == 'escalation' else 'comparison') or '>' -%}
+    {{ observed }} {{ operator }} {{ mp16_threshold(parameters, rule_id, level) }}
+{%- endmacro %}
+
+{#- A text attribute of a rule from the seed (base_severity, escalation_severity ...) as a SQL string. -#}
+{% macro mp16_rule_text(parameters, rule_id, name) -%}
+    {%- if not execute -%}
+        'info'
+    {%- elif not parameters.get(rule_id, {}).get(name) -%}
+        {{ exceptions.raise_compiler_error("mp16_rule_text: the seed mp16_rules has no " ~ name ~ " for rule " ~ rule_id) }}
+    {%- else -%}
+        '{{ parameters[rule_id][name] }}'
+    {%- endif -%}
+{%- endmacro %}
+
+{#- The severity a rule's observed value reaches: the most severe level (critical, warning, info)
+    whose threshold it crosses, with the rule's comparison; NULL when none. Levels the seed leaves
+    empty are not part of the rule. -#}
+{% macro mp16_severity(parameters, rule_id, observed) -%}
+    {%- set rule = parameters.get(rule_id, {}) if execute else {'comparison': '>', 'warning': 0} -%}
+    case
+    {%- for level in ['critical', 'warning', 'info'] if level in rule %}
+        when {{ observed }} {{ rule['comparison'] }} {{ rule[level] }} then '{{ level }}'
+    {%- endfor %}
+    end
+{%- endmacro %}
+
+{#- The threshold of the level a severity expression names (from mp16_severity). -#}
+{% macro mp16_severity_threshold(parameters, rule_id, severity) -%}
+    {%- set rule = parameters.get(rule_id, {}) if execute else {'warning': 0} -%}
+    case {{ severity }}
+    {%- for level in ['critical', 'warning', 'info'] if level in rule %}
+        when '{{ level }}' then {{ rule[level] }}
+    {%- endfor %}
+    end
+{%- endmacro %}
+
+{#- One severity lower (critical -> warning -> info -> NULL): buffer pools of role UNKNOWN for rules
+    meant for SYS and SHORT pools (mp16-rules.md 0.3). -#}
+{% macro mp16_lower_severity(severity) -%}
+    case {{ severity }} when 'critical' then 'warning' when 'warning' then 'info' end
+{%- endmacro %}
+
+{#- Severity of a rule meant for SYS and SHORT buffer pools (mp16-rules.md 0.3): as the level on
+    those, one lower on UNKNOWN pools, none on LONG and OTHER pools. -#}
+{% macro mp16_short_lived_severity(role, level) -%}
+    case
+        when {{ role }} in ('SYS', 'SHORT') then {{ level }}
+        when {{ role }} = 'UNKNOWN' then {{ mp16_lower_severity(level) }}
+    end
+{%- endmacro %}
+
+{#- One candidate firing of a rule on the current row, as a struct for
+    `lateral view explode(array(mp16_firing(...), ...))`: the advisory models compute every rule
+    from one pass over their statistics and keep the structs whose severity is not NULL. All
+    arguments are SQL expressions; `window` is the evaluation window's name. -#}
+{% macro mp16_firing(rule_id, severity, threshold_level, observed, threshold, observation, window="'interval'") -%}
+    named_struct(
+        'rule_id', '{{ rule_id }}',
+        'severity', cast({{ severity }} as string),
+        'threshold_level', cast({{ threshold_level }} as string),
+        'evaluation_window', cast({{ window }} as string),
+        'observed_value', cast({{ observed }} as double),
+        'threshold_value', cast({{ threshold }} as double),
+        'observation', cast({{ observation }} as string)
+    )
+{%- endmacro %}
