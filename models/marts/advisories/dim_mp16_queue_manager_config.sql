@@ -1,0 +1,72 @@
+-- Site configuration the MP16 rules need per queue manager (seed site_config_queue_managers plus
+-- the var mp16_queue_manager_config): log DASD model and its MP16 reference log rates (seed
+-- site_config_log_dasd_rates), active log size, archive copies, EXPRYINT, dead-letter queue. Each
+-- setting comes from the most specific row that sets it (queue manager named before '*'; a var row
+-- before a seed row).
+-- Grain: one row per queue manager.
+{%- set settings = {
+    'log_dasd_model': 'string', 'active_log_mb': 'double', 'archive_copies': 'int',
+    'expiry_interval_seconds': 'int', 'dead_letter_queue': 'string',
+} %}
+
+with
+
+queue_managers as (
+    select qmgr_name from {{ ref('dim_queue_manager') }}
+),
+
+site_config as (
+    {{ mp16_site_config(
+        'site_config_queue_managers', 'mp16_queue_manager_config', dict(qmgr_name='string', **settings)
+    ) }}
+),
+
+matches as (
+    select
+        queue_managers.qmgr_name,
+        {%- for setting in settings %}
+            site_config.{{ setting }},
+        {%- endfor %}
+        (case when site_config.qmgr_name != '*' then 2 else 0 end)
+        + (case when site_config.from_var then 1 else 0 end) as precedence
+    from queue_managers
+    inner join site_config
+        on queue_managers.qmgr_name = site_config.qmgr_name or site_config.qmgr_name = '*'
+),
+
+chosen as (
+    select
+        queue_managers.qmgr_name,
+        {%- for setting in settings %}
+            max_by(matches.{{ setting }}, case when matches.{{ setting }} is not null then matches.precedence end)
+                as {{ setting }},
+        {%- endfor %}
+        count(matches.precedence) as configuration_rows
+    from queue_managers
+    left join matches on queue_managers.qmgr_name = matches.qmgr_name
+    group by queue_managers.qmgr_name
+),
+
+dasd_rates as (
+    select * from {{ ref('site_config_log_dasd_rates') }}
+),
+
+final as (
+    select
+        chosen.qmgr_name,
+        chosen.log_dasd_model,
+        dasd_rates.mb_per_sec_1kb as log_reference_mb_per_sec_1kb,
+        dasd_rates.mb_per_sec_5kb as log_reference_mb_per_sec_5kb,
+        -- MP16 has no 1 MB figure for the oldest DASD: its 5 KB rate is the best bound known.
+        coalesce(dasd_rates.mb_per_sec_1mb, dasd_rates.mb_per_sec_5kb) as log_reference_mb_per_sec_1mb,
+        dasd_rates.mp16_reference as log_reference_source,
+        chosen.active_log_mb,
+        chosen.archive_copies,
+        chosen.expiry_interval_seconds,
+        chosen.dead_letter_queue,
+        chosen.configuration_rows
+    from chosen
+    left join dasd_rates on upper(trim(chosen.log_dasd_model)) = upper(dasd_rates.dasd_model)
+)
+
+select * from final

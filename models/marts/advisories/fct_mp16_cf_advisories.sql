@@ -1,0 +1,132 @@
+{{ config(materialized='table') }}
+-- MP16 coupling facility rules CF01-CF05 (docs/mp16-rules.md 1.4) on each queue manager's use of
+-- each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
+-- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
+-- Grain: one row per rule x queue manager x CF structure x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+{%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
+{%- set admin_structure = 'CSQ_ADMIN' %}
+
+with
+
+cf_stats as (
+    select * from {{ ref('fct_cf_structure_qmgr_stats') }}
+),
+
+shared_queue_gets as (
+    select
+        qmgr_name,
+        cf_structure_name as structure_name,
+        aligned_interval_end_at,
+        sum(msgs_out) as gets
+    from {{ ref('fct_queue_stats') }}
+    where is_shared and cf_structure_name is not null
+    group by qmgr_name, cf_structure_name, aligned_interval_end_at
+),
+
+stats as (
+    select
+        cf_stats.qmgr_name,
+        cf_stats.qsg_name,
+        cf_stats.structure_name,
+        cf_stats.interval_start_at,
+        cf_stats.interval_end_at,
+        cast(cf_stats.structure_full_count as double) as structure_full_count,
+        cast(cf_stats.requests as double) as requests,
+        cast(cf_stats.redrives as double) as redrives,
+        cast(cf_stats.single_entry_requests as double) as single_entry_requests,
+        cf_stats.redrive_pct,
+        cf_stats.single_entry_avg_service_time_us,
+        cast(shared_queue_gets.gets as double) as shared_queue_gets,
+        {{ safe_divide('cf_stats.redrives', 'shared_queue_gets.gets') }} as redrives_per_get,
+        avg(cf_stats.single_entry_avg_service_time_us) over (
+            partition by cf_stats.qmgr_name, cf_stats.structure_name order by cf_stats.interval_start_at
+            rows between {{ baseline_intervals }} preceding and 1 preceding
+        ) as service_time_baseline_us
+    from cf_stats
+    left join shared_queue_gets
+        on
+            cf_stats.qmgr_name = shared_queue_gets.qmgr_name
+            and cf_stats.structure_name = shared_queue_gets.structure_name
+            and cf_stats.aligned_interval_end_at = shared_queue_gets.aligned_interval_end_at
+),
+
+levels as (
+    select
+        *,
+        case
+            when structure_name != '{{ admin_structure }}'
+                then {{ mp16_severity(mp16, 'CF01', 'structure_full_count') }}
+        end as cf01_level,
+        case
+            when structure_name = '{{ admin_structure }}' then {{ mp16_severity(mp16, 'CF02', 'structure_full_count') }}
+        end as cf02_level,
+        case
+            when requests >= {{ mp16_threshold(mp16, 'CF03', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'CF03', 'redrive_pct') }}
+        end as cf03_level,
+        {{ mp16_severity(mp16, 'CF04', 'redrives_per_get') }} as cf04_level,
+        case
+            when single_entry_requests >= {{ mp16_threshold(mp16, 'CF05', 'min_volume') }}
+                then coalesce(
+                    {{ mp16_severity(mp16, 'CF05', 'single_entry_avg_service_time_us') }},
+                    case
+                        when
+                            single_entry_avg_service_time_us
+                            > {{ mp16_threshold(mp16, 'CF05', 'baseline_factor') }} * service_time_baseline_us
+                            then {{ mp16_rule_text(mp16, 'CF05', 'base_severity') }}
+                    end
+                )
+        end as cf05_level
+    from stats
+),
+
+final as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'cf_structure' as object_type,
+        levels.structure_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'CF01', 'cf01_level', 'cf01_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF01', 'cf01_level'),
+                "format_string('QESTSFUL %d: the structure was full (puts failed with 2192)',"
+                ~ " cast(structure_full_count as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'CF02', 'cf02_level', 'cf02_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF02', 'cf02_level'),
+                "format_string('QESTSFUL %d: the admin structure was full (CSQE038E)', cast(structure_full_count as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'CF03', 'cf03_level', 'cf03_level', 'redrive_pct', mp16_severity_threshold(mp16, 'CF03', 'cf03_level'),
+                "format_string('%.1f %% of %d CF requests were re-driven (%d redrives)', redrive_pct,"
+                ~ " cast(requests as bigint), cast(redrives as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'CF04', 'cf04_level', 'cf04_level', 'redrives_per_get', mp16_severity_threshold(mp16, 'CF04', 'cf04_level'),
+                "format_string('%d redrives for %d MQGETs of the shared queues in the structure',"
+                ~ " cast(redrives as bigint), cast(shared_queue_gets as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'CF05', 'cf05_level', 'cf05_level', 'single_entry_avg_service_time_us',
+                "case when " ~ mp16_crosses(mp16, 'CF05', 'warning', 'single_entry_avg_service_time_us')
+                ~ " then " ~ mp16_threshold(mp16, 'CF05', 'warning') ~ " else "
+                ~ mp16_threshold(mp16, 'CF05', 'baseline_factor') ~ " * service_time_baseline_us end",
+                "format_string('%.1f us per single-entry CF request (baseline %.1f us) over %d requests',"
+                ~ " single_entry_avg_service_time_us, service_time_baseline_us, cast(single_entry_requests as bigint))"
+            ) }}
+        )) firings as firing
+)
+
+select * from final
+where severity is not null

@@ -1,0 +1,278 @@
+{{ config(materialized='table') }}
+-- MP16 log manager rules (docs/mp16-rules.md 1.3) that the QJST fields support: LOG01-LOG04,
+-- LOG06-LOG09, LOG11 and LOG14, on fct_log_stats with the message manager's persistent put sizes
+-- (LOG02) and the site configuration (dim_mp16_queue_manager_config: DASD reference rates, active
+-- log size, archive copies). A queue manager's "previous interval" is its own previous row when
+-- that interval ends where this one starts (aligned).
+-- Grain: one row per rule x queue manager log x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+{%- set log03_window_seconds = [(mp16_threshold(mp16, 'LOG03', 'window') | float * 60) | int, 1] | max %}
+
+with
+
+log_stats as (
+    select * from {{ ref('fct_log_stats') }}
+),
+
+message_manager as (
+    select * from {{ ref('fct_message_manager_stats') }}
+),
+
+site_config as (
+    select * from {{ ref('dim_mp16_queue_manager_config') }}
+),
+
+stats as (
+    select
+        log_stats.qmgr_name,
+        log_stats.qsg_name,
+        log_stats.interval_start_at,
+        log_stats.interval_end_at,
+        log_stats.interval_seconds,
+        log_stats.aligned_interval_end_at,
+        cast(log_stats.buffer_waits as double) as buffer_waits,
+        log_stats.buffer_waits > 0 as has_buffer_waits,
+        log_stats.log_write_mb_per_sec,
+        cast(log_stats.log_write_requests as double) as log_write_requests,
+        cast(log_stats.checkpoints as double) as checkpoints,
+        cast(log_stats.archive_write_allocations as double) as archive_write_allocations,
+        cast(log_stats.reads_from_archive_log as double) as reads_from_archive_log,
+        log_stats.copy1_single_ci_avg_io_us,
+        log_stats.copy2_single_ci_avg_io_us,
+        log_stats.copy1_multi_ci_avg_io_us,
+        log_stats.copy2_multi_ci_avg_io_us,
+        log_stats.serial_write_share,
+        cast(log_stats.serial_writes as double) as serial_writes,
+        cast(log_stats.log_write_ios as double) as log_write_ios,
+        log_stats.is_dual_logging,
+        message_manager.avg_persistent_put_bytes,
+        site_config.log_dasd_model,
+        site_config.log_reference_mb_per_sec_1kb,
+        site_config.log_reference_mb_per_sec_5kb,
+        site_config.log_reference_mb_per_sec_1mb,
+        site_config.active_log_mb,
+        site_config.archive_copies,
+        coalesce(
+            lag(log_stats.aligned_interval_end_at) over log_history = log_stats.aligned_interval_start_at, false
+        ) as follows_previous,
+        coalesce(lag(log_stats.buffer_waits > 0) over log_history, false) as previous_has_buffer_waits
+    from log_stats
+    left join message_manager
+        on
+            log_stats.qmgr_name = message_manager.qmgr_name
+            and log_stats.aligned_interval_end_at = message_manager.aligned_interval_end_at
+    left join site_config on log_stats.qmgr_name = site_config.qmgr_name
+    window log_history as (partition by log_stats.qmgr_name order by log_stats.interval_start_at)
+),
+
+-- LOG01 escalation: length of the run of contiguous intervals with buffer waits ending here.
+wait_runs as (
+    select
+        *,
+        sum(case when has_buffer_waits and previous_has_buffer_waits and follows_previous then 0 else 1 end)
+            over (partition by qmgr_name order by interval_start_at rows between unbounded preceding and current row)
+            as wait_run_id
+    from stats
+),
+
+derived as (
+    select
+        *,
+        case
+            when has_buffer_waits
+                then row_number() over (partition by qmgr_name, wait_run_id order by interval_start_at)
+        end as consecutive_wait_intervals,
+        -- LOG02: MP16's reference rate for the message size nearest the average persistent put.
+        case
+            when avg_persistent_put_bytes is null then null
+            when abs(avg_persistent_put_bytes - 1024) <= abs(avg_persistent_put_bytes - 5120) then 1024
+            when abs(avg_persistent_put_bytes - 5120) <= abs(avg_persistent_put_bytes - 1048576) then 5120
+            else 1048576
+        end as reference_message_bytes,
+        -- LOG03: log records and checkpoints of the intervals ending within the window.
+        sum(log_write_requests) over log03_window as window_log_write_requests,
+        sum(checkpoints) over log03_window as window_checkpoints
+    from wait_runs
+    window log03_window as (
+        partition by qmgr_name order by unix_seconds(interval_end_at)
+        range between {{ log03_window_seconds - 1 }} preceding and current row
+    )
+),
+
+measures as (
+    select
+        *,
+        {{ safe_divide(
+            'log_write_mb_per_sec',
+            'case reference_message_bytes when 1024 then log_reference_mb_per_sec_1kb'
+            ~ ' when 5120 then log_reference_mb_per_sec_5kb else log_reference_mb_per_sec_1mb end'
+        ) }} as log_utilisation,
+        case reference_message_bytes
+            when 1024 then log_reference_mb_per_sec_1kb
+            when 5120 then log_reference_mb_per_sec_5kb
+            else log_reference_mb_per_sec_1mb
+        end as reference_mb_per_sec,
+        case when checkpoints > 0 then {{ safe_divide('window_log_write_requests', 'window_checkpoints') }} end
+            as log_records_per_checkpoint,
+        {{ safe_divide('active_log_mb', 'log_write_mb_per_sec * 60') }} as log_fill_minutes,
+        3600 * {{ safe_divide('archive_write_allocations', 'archive_copies * interval_seconds') }} as offloads_per_hour,
+        greatest(
+            {{ safe_divide('copy2_multi_ci_avg_io_us', 'copy1_multi_ci_avg_io_us') }},
+            {{ safe_divide('copy1_multi_ci_avg_io_us', 'copy2_multi_ci_avg_io_us') }}
+        ) as copy_io_ratio,
+        greatest(copy1_single_ci_avg_io_us, coalesce(copy2_single_ci_avg_io_us, 0)) as single_ci_avg_io_us
+    from derived
+),
+
+levels as (
+    select
+        *,
+        case
+            when
+                {{ mp16_crosses(mp16, 'LOG01', 'escalation', 'consecutive_wait_intervals') }}
+                and {{ mp16_severity(mp16, 'LOG01', 'buffer_waits') }} is not null
+                then 'escalation'
+            else {{ mp16_severity(mp16, 'LOG01', 'buffer_waits') }}
+        end as log01_level,
+        {{ mp16_severity(mp16, 'LOG02', 'log_utilisation') }} as log02_level,
+        {{ mp16_severity(mp16, 'LOG03', 'log_records_per_checkpoint') }} as log03_level,
+        case
+            when active_log_mb is not null then {{ mp16_severity(mp16, 'LOG04', 'log_fill_minutes') }}
+            when offloads_per_hour > {{ mp16_threshold(mp16, 'LOG04', 'offloads_per_hour') }} then 'warning'
+        end as log04_level,
+        {{ mp16_severity(mp16, 'LOG06', 'reads_from_archive_log') }} as log06_level,
+        {{ mp16_severity(mp16, 'LOG07', 'copy_io_ratio') }} as log07_level,
+        {{ mp16_severity(mp16, 'LOG08', 'single_ci_avg_io_us') }} as log08_level,
+        case when is_dual_logging then {{ mp16_severity(mp16, 'LOG09', 'serial_write_share') }} end as log09_level,
+        case when is_dual_logging then {{ mp16_severity(mp16, 'LOG14', 'log_utilisation') }} end as log14_level
+    from measures
+),
+
+per_queue_manager as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'log' as object_type,
+        levels.qmgr_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'LOG01',
+                "case when log01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'LOG01', 'escalation_severity')
+                ~ " else log01_level end",
+                'log01_level',
+                "case when log01_level = 'escalation' then consecutive_wait_intervals else buffer_waits end",
+                "case when log01_level = 'escalation' then " ~ mp16_threshold(mp16, 'LOG01', 'escalation')
+                ~ " else " ~ mp16_severity_threshold(mp16, 'LOG01', 'log01_level') ~ " end",
+                "format_string('QJSTWTB %d waits for a free log output buffer (%d consecutive interval(s) with waits)',"
+                ~ " cast(buffer_waits as bigint), consecutive_wait_intervals)",
+                "case when log01_level = 'escalation' then 'consecutive intervals' else 'interval' end"
+            ) }},
+            {{ mp16_firing(
+                'LOG02', 'log02_level', 'log02_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG02', 'log02_level'),
+                "format_string('%.1f MB/s of log = %.0f %% of %.1f MB/s (%s, %d-byte column;"
+                ~ " average persistent put %.0f bytes)', log_write_mb_per_sec, 100 * log_utilisation,"
+                ~ " reference_mb_per_sec, log_dasd_model, reference_message_bytes, avg_persistent_put_bytes)"
+            ) }},
+            {{ mp16_firing(
+                'LOG03', 'log03_level', 'log03_level', 'log_records_per_checkpoint',
+                mp16_severity_threshold(mp16, 'LOG03', 'log03_level'),
+                "format_string('%.0f log records per checkpoint (%d records, %d checkpoints in the window)',"
+                ~ " log_records_per_checkpoint, cast(window_log_write_requests as bigint),"
+                ~ " cast(window_checkpoints as bigint))",
+                "'" ~ (log03_window_seconds // 60) ~ "-minute window'"
+            ) }},
+            {{ mp16_firing(
+                'LOG04', 'log04_level', 'log04_level', 'coalesce(log_fill_minutes, offloads_per_hour)',
+                "case when active_log_mb is not null then " ~ mp16_severity_threshold(mp16, 'LOG04', 'log04_level')
+                ~ " else " ~ mp16_threshold(mp16, 'LOG04', 'offloads_per_hour') ~ " end",
+                "case when active_log_mb is not null then format_string('an active log of %.0f MB fills in %.1f minutes"
+                ~ " at %.2f MB/s', active_log_mb, log_fill_minutes, log_write_mb_per_sec) else format_string('%.1f"
+                ~ " active log offloads per hour (QJSTALW %d over %d archive copies; active log size not configured)',"
+                ~ " offloads_per_hour, cast(archive_write_allocations as bigint), archive_copies) end"
+            ) }},
+            {{ mp16_firing(
+                'LOG06', 'log06_level', 'log06_level', 'reads_from_archive_log',
+                mp16_severity_threshold(mp16, 'LOG06', 'log06_level'),
+                "format_string('QJSTRARH %d log reads from archive logs', cast(reads_from_archive_log as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'LOG07', 'log07_level', 'log07_level', 'copy_io_ratio', mp16_severity_threshold(mp16, 'LOG07', 'log07_level'),
+                "format_string('multi-CI log writes average %.0f us on copy 1 and %.0f us on copy 2',"
+                ~ " copy1_multi_ci_avg_io_us, copy2_multi_ci_avg_io_us)"
+            ) }},
+            {{ mp16_firing(
+                'LOG08', 'log08_level', 'log08_level', 'single_ci_avg_io_us',
+                mp16_severity_threshold(mp16, 'LOG08', 'log08_level'),
+                "format_string('single-CI log writes average %.0f us (copy 1) and %.0f us (copy 2)',"
+                ~ " copy1_single_ci_avg_io_us, coalesce(copy2_single_ci_avg_io_us, 0))"
+            ) }},
+            {{ mp16_firing(
+                'LOG09', 'log09_level', 'log09_level', 'serial_write_share',
+                mp16_severity_threshold(mp16, 'LOG09', 'log09_level'),
+                "format_string('QJSTSERW %d serial writes of QJSTLOGW %d log write I/Os with dual logging',"
+                ~ " cast(serial_writes as bigint), cast(log_write_ios as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'LOG14', 'log14_level', 'log14_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG14', 'log14_level'),
+                "format_string('dual logging while the log runs at %.0f %% of its reference rate (%.1f MB/s)',"
+                ~ " 100 * log_utilisation, log_write_mb_per_sec)"
+            ) }}
+        )) firings as firing
+),
+
+-- LOG11: log volume skew across the members of a queue-sharing group in the same (aligned) interval.
+qsg_members as (
+    select
+        qsg_name,
+        aligned_interval_end_at,
+        count(*) as members,
+        avg(log_write_mb_per_sec) as mean_mb_per_sec,
+        max(log_write_mb_per_sec) as max_mb_per_sec,
+        max_by(qmgr_name, log_write_mb_per_sec) as busiest_qmgr_name,
+        max_by(interval_start_at, log_write_mb_per_sec) as interval_start_at,
+        max_by(interval_end_at, log_write_mb_per_sec) as interval_end_at
+    from stats
+    where qsg_name is not null
+    group by qsg_name, aligned_interval_end_at
+),
+
+log11 as (
+    select
+        'LOG11' as rule_id,
+        {{ mp16_severity(mp16, 'LOG11', safe_divide('max_mb_per_sec', 'mean_mb_per_sec')) }} as severity,
+        {{ mp16_severity(mp16, 'LOG11', safe_divide('max_mb_per_sec', 'mean_mb_per_sec')) }} as threshold_level,
+        busiest_qmgr_name as qmgr_name,
+        qsg_name,
+        'log' as object_type,
+        busiest_qmgr_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'queue-sharing group interval' as evaluation_window,
+        {{ safe_divide('max_mb_per_sec', 'mean_mb_per_sec') }} as observed_value,
+        cast({{ mp16_threshold(mp16, 'LOG11', 'info') }} as double) as threshold_value,
+        format_string(
+            '%.2f MB/s of log against a mean of %.2f MB/s over the %d members of %s',
+            max_mb_per_sec, mean_mb_per_sec, members, qsg_name
+        ) as observation
+    from qsg_members
+    where members >= 2
+),
+
+final as (
+    select * from per_queue_manager
+    union all
+    select * from log11
+)
+
+select * from final
+where severity is not null

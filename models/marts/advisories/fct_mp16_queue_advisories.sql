@@ -1,0 +1,291 @@
+{{ config(materialized='table') }}
+-- MP16 queue rules Q01-Q04, Q07, Q08 and Q10 (docs/mp16-rules.md 1.6) on fct_queue_stats (QQST),
+-- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
+-- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
+-- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
+-- on the same queue manager when that interval ends where this one starts (aligned).
+-- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+
+with
+
+queue_stats as (
+    select * from {{ ref('fct_queue_stats') }}
+),
+
+roles as (
+    select * from {{ ref('dim_mp16_buffer_pool_role') }}
+),
+
+site_config as (
+    select * from {{ ref('dim_mp16_queue_manager_config') }}
+),
+
+waiting_gets as (
+    select
+        qqst_key,
+        cast(get_wait_redriven_count as double) as get_wait_redrives
+    from {{ ref('stg_smf__qqst') }}
+),
+
+checkpoints as (
+    select
+        qmgr_name,
+        aligned_interval_end_at,
+        interval_seconds,
+        checkpoints
+    from {{ ref('fct_log_stats') }}
+),
+
+stats as (
+    select
+        queue_stats.qmgr_name,
+        queue_stats.qsg_name,
+        queue_stats.queue_name,
+        queue_stats.interval_start_at,
+        queue_stats.interval_end_at,
+        queue_stats.aligned_interval_end_at,
+        queue_stats.is_shared,
+        queue_stats.buffer_pool_id,
+        queue_stats.page_set_id,
+        coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
+        cast(queue_stats.depth_current as double) as depth_current,
+        cast(queue_stats.depth_high as double) as depth_high,
+        cast(queue_stats.msgs_in as double) as msgs_in,
+        cast(queue_stats.msgs_out as double) as msgs_out,
+        cast(queue_stats.expired_msgs as double) as expired_msgs,
+        queue_stats.msg_size_avg_bytes,
+        queue_stats.oldest_msg_age_seconds,
+        queue_stats.input_handles_open,
+        coalesce(queue_stats.has_uncommitted_changes, false) as has_uncommitted_changes,
+        waiting_gets.get_wait_redrives,
+        site_config.expiry_interval_seconds,
+        site_config.dead_letter_queue,
+        checkpoints.checkpoints,
+        checkpoints.interval_seconds as log_interval_seconds,
+        coalesce(
+            lag(queue_stats.aligned_interval_end_at) over queue_history = queue_stats.aligned_interval_start_at, false
+        ) as follows_previous,
+        cast(lag(queue_stats.depth_current) over queue_history as double) as previous_depth,
+        coalesce(lag(queue_stats.has_uncommitted_changes) over queue_history, false) as previous_uncommitted
+    from queue_stats
+    left join roles on queue_stats.qmgr_name = roles.qmgr_name and queue_stats.buffer_pool_id = roles.buffer_pool_id
+    left join site_config on queue_stats.qmgr_name = site_config.qmgr_name
+    left join waiting_gets on queue_stats.queue_stats_key = waiting_gets.qqst_key
+    left join checkpoints
+        on
+            queue_stats.qmgr_name = checkpoints.qmgr_name
+            and queue_stats.aligned_interval_end_at = checkpoints.aligned_interval_end_at
+    window queue_history as (
+        partition by queue_stats.qmgr_name, queue_stats.queue_name order by queue_stats.interval_start_at
+    )
+),
+
+flags as (
+    select
+        *,
+        -- Q03: a private queue with the 9.3.3 counters grew with more messages in than out.
+        follows_previous
+        and not is_shared
+        and msgs_in is not null
+        and depth_current > previous_depth
+        and msgs_in > msgs_out as is_rising
+    from stats
+),
+
+previous_flags as (
+    select
+        *,
+        coalesce(lag(is_rising) over (partition by qmgr_name, queue_name order by interval_start_at), false)
+            as previous_is_rising
+    from flags
+),
+
+runs as (
+    select
+        *,
+        sum(case when is_rising and previous_is_rising then 0 else 1 end) over queue_history as rising_run_id,
+        sum(
+            case when has_uncommitted_changes and previous_uncommitted and follows_previous then 0 else 1 end
+        ) over queue_history as uncommitted_run_id
+    from previous_flags
+    window queue_history as (
+        partition by qmgr_name, queue_name order by interval_start_at
+        rows between unbounded preceding and current row
+    )
+),
+
+measures as (
+    select
+        *,
+        case
+            when is_rising
+                then row_number() over (partition by qmgr_name, queue_name, rising_run_id order by interval_start_at)
+        end as consecutive_rising_intervals,
+        case
+            when has_uncommitted_changes
+                then row_number() over (
+                    partition by qmgr_name, queue_name, uncommitted_run_id order by interval_start_at
+                )
+        end as consecutive_uncommitted_intervals,
+        case
+            when checkpoints > 0
+                then {{ safe_divide('oldest_msg_age_seconds', 'log_interval_seconds / checkpoints') }}
+        end as age_in_checkpoint_intervals,
+        {{ safe_divide('get_wait_redrives', 'msgs_out') }} as get_wait_redrives_per_get
+    from runs
+),
+
+levels as (
+    select
+        *,
+        case
+            when
+                not is_shared
+                and (buffer_pool_id = 0 or page_set_id = 0)
+                and not (upper(queue_name) = 'SYSTEM.CHANNEL.SYNCQ' or upper(queue_name) like 'SYSTEM.CLUSTER.%')
+                and (
+                    upper(queue_name) not like 'SYSTEM.%'
+                    or upper(queue_name) like 'SYSTEM.COMMAND.%'
+                    or upper(queue_name) like 'SYSTEM.ADMIN.%'
+                    or upper(queue_name) like '%DEAD.LETTER%'
+                    or queue_name = dead_letter_queue
+                )
+                then {{ mp16_rule_text(mp16, 'Q01', 'base_severity') }}
+        end as q01_level,
+        {{ mp16_severity(mp16, 'Q03', 'consecutive_rising_intervals') }} as q03_level,
+        case when pool_role = 'SHORT' then {{ mp16_severity(mp16, 'Q04', 'age_in_checkpoint_intervals') }} end
+            as q04_level,
+        case when expiry_interval_seconds = 0 then {{ mp16_severity(mp16, 'Q07', 'expired_msgs') }} end as q07_level,
+        case
+            when input_handles_open >= {{ mp16_threshold(mp16, 'Q08', 'min_input_handles') }}
+                then {{ mp16_severity(mp16, 'Q08', 'get_wait_redrives_per_get') }}
+        end as q08_level,
+        {{ mp16_severity(mp16, 'Q10', 'consecutive_uncommitted_intervals') }} as q10_level
+    from measures
+),
+
+per_queue as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'queue' as object_type,
+        levels.queue_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'Q01', 'q01_level', 'q01_level', 'coalesce(depth_current, 0)', 'null',
+                "format_string('queue on buffer pool %d / page set %d (depth %d), where only system objects belong',"
+                ~ " buffer_pool_id, page_set_id, cast(coalesce(depth_current, 0) as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'Q03', 'q03_level', 'q03_level', 'consecutive_rising_intervals',
+                mp16_severity_threshold(mp16, 'Q03', 'q03_level'),
+                "format_string('depth %d after %d, %d in vs %d out; rising for %d consecutive intervals',"
+                ~ " cast(depth_current as bigint), cast(previous_depth as bigint), cast(msgs_in as bigint),"
+                ~ " cast(msgs_out as bigint), consecutive_rising_intervals)",
+                "'consecutive intervals'"
+            ) }},
+            {{ mp16_firing(
+                'Q04', 'q04_level', 'q04_level', 'age_in_checkpoint_intervals',
+                mp16_severity_threshold(mp16, 'Q04', 'q04_level'),
+                "format_string('oldest message %d s old = %.1f checkpoint intervals (%d checkpoints in %.0f s),"
+                ~ " SHORT pool %d', oldest_msg_age_seconds, age_in_checkpoint_intervals, cast(checkpoints as bigint),"
+                ~ " log_interval_seconds, buffer_pool_id)"
+            ) }},
+            {{ mp16_firing(
+                'Q07', 'q07_level', 'q07_level', 'expired_msgs', mp16_severity_threshold(mp16, 'Q07', 'q07_level'),
+                "format_string('QQSTEXPR %d expired messages found while EXPRYINT is 0', cast(expired_msgs as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'Q08', 'q08_level', 'q08_level', 'get_wait_redrives_per_get',
+                mp16_severity_threshold(mp16, 'Q08', 'q08_level'),
+                "format_string('QQSTRDGW %d re-driven waiting gets for %d gets with %d input handles',"
+                ~ " cast(get_wait_redrives as bigint), cast(msgs_out as bigint), input_handles_open)"
+            ) }},
+            {{ mp16_firing(
+                'Q10', 'q10_level', 'q10_level', 'consecutive_uncommitted_intervals',
+                mp16_severity_threshold(mp16, 'Q10', 'q10_level'),
+                "format_string('uncommitted changes in %d consecutive intervals', consecutive_uncommitted_intervals)",
+                "'consecutive intervals'"
+            ) }}
+        )) firings as firing
+),
+
+-- Q02: message pages of a pool's private queues at their peak against the pool's buffers. Pages per
+-- message follow MP16's table (l.770-789): one 4 KB page up to 3,635 bytes, then one per 4,048 more.
+pool_queue_pages as (
+    select
+        qmgr_name,
+        buffer_pool_id,
+        aligned_interval_end_at,
+        sum(
+            greatest(coalesce(depth_current, 0), coalesce(depth_high, depth_current, 0))
+            * case
+                when coalesce(msg_size_avg_bytes, 0) <= 3635 then 1
+                else 1 + ceil((msg_size_avg_bytes - 3635) / 4048)
+            end
+        ) as message_pages
+    from stats
+    where not is_shared and buffer_pool_id is not null
+    group by qmgr_name, buffer_pool_id, aligned_interval_end_at
+),
+
+pool_fill as (
+    select
+        pools.qmgr_name,
+        pools.qsg_name,
+        pools.buffer_pool_id,
+        pools.interval_start_at,
+        pools.interval_end_at,
+        pools.buffers,
+        coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
+        pool_queue_pages.message_pages,
+        {{ safe_divide('pool_queue_pages.message_pages', 'pools.buffers') }} as message_page_share
+    from {{ ref('fct_buffer_pool_stats') }} as pools
+    inner join pool_queue_pages
+        on
+            pools.qmgr_name = pool_queue_pages.qmgr_name
+            and pools.buffer_pool_id = pool_queue_pages.buffer_pool_id
+            and pools.aligned_interval_end_at = pool_queue_pages.aligned_interval_end_at
+    left join roles on pools.qmgr_name = roles.qmgr_name and pools.buffer_pool_id = roles.buffer_pool_id
+),
+
+q02 as (
+    select
+        'Q02' as rule_id,
+        {{ mp16_short_lived_severity('pool_role', mp16_severity(mp16, 'Q02', 'message_page_share')) }} as severity,
+        {{ mp16_severity(mp16, 'Q02', 'message_page_share') }} as threshold_level,
+        qmgr_name,
+        qsg_name,
+        'buffer_pool' as object_type,
+        cast(buffer_pool_id as string) as object_name,
+        interval_start_at,
+        interval_end_at,
+        'interval' as evaluation_window,
+        message_page_share as observed_value,
+        cast({{ mp16_threshold(mp16, 'Q02', 'warning') }} as double) as threshold_value,
+        format_string(
+            'queues peak at %d message pages = %.0f %% of the %d buffers of a %s pool',
+            cast(message_pages as bigint), 100 * message_page_share, cast(buffers as bigint), pool_role
+        ) as observation
+    from pool_fill
+),
+
+final as (
+    select * from per_queue
+    union all
+    select * from q02
+)
+
+select * from final
+where severity is not null
