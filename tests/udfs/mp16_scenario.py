@@ -1,0 +1,261 @@
+"""The generated scenarios of the MP16 advisory tests (test_mp16_advisories.py).
+
+One queue-sharing group, four queue managers, eight half-hour intervals. The injected scenario
+carries one pathology per implemented rule, each on its own queue manager, object and interval:
+
+- the rules ``mqsmf generate`` can --inject are placed with explicit targets (GENERATED); the
+  generator's oracle then lists every firing they cause in ``manifest["expected_firings"]``;
+- every other implemented rule gets a MUTATION: the counters of one object in one interval are
+  set in the generated records before they are written (``Scenario.planned.mutations``, the hook
+  ``--violate`` uses), so the file carries exactly that pathology.
+
+The clean scenario is the same configuration without either, under other names (queue managers
+QC01-QC04 in QSG QSGC), so both load into one warehouse and one dbt build judges them side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from mqsmf.generate import ScenarioConfig, Target, plan_scenario, write_scenario
+
+CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.3", "9.4.0", "10.0.0", "9.4.3"))
+CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
+
+# RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
+GENERATED = (
+    "BP01@QM01:1#2",
+    "BP02@QM02:1#3",
+    "BP03@QM03:0#4",
+    "BP04@QM03:1#5",
+    "BP05@QM01:0#5",
+    "BP06@QM02:0#6",
+    "Q02@QM04:1#3",
+    "LOG01@QM01#1",
+    "LOG02@QM02#2",
+    "LOG03@QM03#1",
+    "CF01@QM01:APPL1#2",
+    "CF02@QM02:CSQ_ADMIN#3",
+    "CF03@QM03:APPL2#4",
+    "Q01@QM03#6",
+    "Q03@QM01#4",
+    "Q04@QM04#4",
+    "Q07@QM02#5",
+    "Q10@QM03#5",
+)
+# The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
+OBJECT_TYPES = {"queue_manager": "log"}
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """Counters of one instance set in one interval (and, for cumulative counters, the intervals
+    after it): the pathology of ``rule_id`` on (qmgr, object) at ``interval``."""
+
+    rule_id: str
+    qmgr: str
+    object_type: str
+    object_name: str
+    interval: int
+    structure: str
+    change: Callable[[dict, int, object], None]  # (columns of the structure, row, interval data) -> None
+    through_end: bool = False  # also applied to every later interval (counters since restart)
+
+
+def _row(qm, structure: str, name: str, qi) -> int:
+    """Row of the instance named `name` in the structure's columns of one interval."""
+    if structure == "QPST":
+        return qm.pool_index(int(name))
+    if structure == "QIS1":
+        return list(qm.pagesets).index(int(name))
+    if structure == "QEST":
+        return list(qi.structures["QEST"]["QESTSTR"]).index(name)
+    if structure == "QQST":
+        return list(qi.structures["QQST"]["QQSTQNAM"]).index(name)
+    return 0  # one instance per interval: QJST, QMST, QIST
+
+
+def _setter(**values: int) -> Callable[[dict, int, object], None]:
+    def change(cols: dict, i: int, qi) -> None:
+        for name, value in values.items():
+            cols[name][i] = value
+
+    return change
+
+
+def _scaled(**factors: float) -> Callable[[dict, int, object], None]:
+    def change(cols: dict, i: int, qi) -> None:
+        for name, factor in factors.items():
+            cols[name][i] = int(cols[name][i] * factor)
+
+    return change
+
+
+def _page_set_full(cols, i, qi):
+    cols["QIS1UNPG"][i] = int(cols["QIS1TOPG"][i] * 0.04)  # 96 % used
+
+
+def _expanded(cols, i, qi):
+    cols["QIS1EXPN"][i] = int(cols["QIS1EXPN"][i]) + 1
+    cols["QIS1EXPF"][i] = qi.k == 3
+
+
+def _slow_reads(cols, i, qi):
+    cols["QIS1GETN"][i], cols["QIS1GETP"][i], cols["QIS1GETT"][i] = 50, 50, 50 * 900  # 900 us per read
+
+
+def _disk_gets(cols, i, qi):
+    cols["QISTGETD"][i] = int(cols["QISTGETB"][i] * 0.05)
+
+
+def _open_per_message(cols, i, qi):
+    cols["QMSTOPEN"][i] = int(cols["QMSTPUT"][i] + cols["QMSTGET"][i])
+
+
+def _large_messages(cols, i, qi):
+    puts = int(cols["QMSTSPP"][i] + cols["QMSTSNP"][i])
+    cols["QMSTPBP"][i] = 150_000 * puts - int(cols["QMSTNBP"][i])
+
+
+def _slow_copy2(cols, i, qi):
+    copy1 = cols["QJSTIO_0_1_QJSTIOTOTIO"][i] / cols["QJSTIO_0_1_QJSTIOCOUNT"][i]
+    cols["QJSTIO_1_1_QJSTIOTOTIO"][i] = int(2 * copy1 * cols["QJSTIO_1_1_QJSTIOCOUNT"][i])
+
+
+def _slow_single_ci(cols, i, qi):
+    cols["QJSTIO_0_0_QJSTIOTOTIO"][i] = int(cols["QJSTIO_0_0_QJSTIOCOUNT"][i]) * 1500
+
+
+def _serial_writes(cols, i, qi):
+    cols["QJSTSERW"][i] = int(cols["QJSTLOGW"][i] * 0.8)
+
+
+def _shared_key_redrives(cols, i, qi):
+    q = qi.structures["QQST"]
+    mine = np.asarray(q["QQSTDISP"], bool) & (np.asarray(q["QQSTCFST"], object) == cols["QESTSTR"][i])
+    gets = int(np.asarray(q["QQSTGETS"])[mine].sum())
+    assert gets > 0, "CF04 needs MQGETs on the structure's shared queues"
+    cols["QESTRSEC"][i] = 2 * gets + 10
+
+
+def _slow_cf(cols, i, qi):
+    cols["QESTSSTC"][i] = int(cols["QESTCSEC"][i]) * 80  # 80 us per single-entry request
+
+
+def _waiting_getters(cols, i, qi):
+    cols["QQSTIPCT"][i] = 3
+    cols["QQSTIPHI"][i] = max(3, int(cols["QQSTIPHI"][i]))
+    cols["QQSTRDGW"][i] = 3 * int(cols["QQSTGETS"][i]) + 10
+
+
+def _pool_steals(cols, i, qi):
+    cols["QPSTSTL"][i] = 6000
+
+
+class _Browse:
+    """BP10: the interval after k-1 reads five to eight times the pages with fewer new pages and
+    updates (a browse or keyed-get scan); remembers k-1's counters."""
+
+    def __init__(self) -> None:
+        self.previous: dict[str, int] = {}
+
+    def __call__(self, cols, i, qi) -> None:
+        names = ("QPSTGETP", "QPSTGETN", "QPSTSTW")
+        if qi.k == 4:
+            self.previous = {n: int(cols[n][i]) for n in names}
+            return
+        cols["QPSTGETP"][i] = 8 * self.previous["QPSTGETP"]
+        cols["QPSTGETN"][i] = max(0, self.previous["QPSTGETN"] - 1)
+        cols["QPSTSTW"][i] = max(0, self.previous["QPSTSTW"] - 1)
+        cols["QPSTRIO"][i] = 1
+
+
+def mutations(q08_queue: str) -> list[Mutation]:
+    return [
+        Mutation("BP07", "QM04", "buffer_pool", "0", 3, "QPST", _pool_steals),
+        Mutation("BP08", "QM04", "buffer_pool", "2", 6, "QPST", _setter(QPSTWIO=250_000)),
+        Mutation("BP09", "QM01", "buffer_pool", "2", 3, "QPST", _setter(QPSTRIO=5000)),
+        Mutation("BP10", "QM02", "buffer_pool", "15", 5, "QPST", _Browse()),
+        Mutation("PS01", "QM01", "page_set", "3", 4, "QIS1", _setter(QIS1FULL=2)),
+        Mutation("PS02", "QM02", "page_set", "5", 3, "QIS1", _expanded, through_end=True),
+        Mutation("PS03", "QM03", "page_set", "6", 2, "QIS1", _page_set_full),
+        Mutation("PS04", "QM04", "page_set", "4", 5, "QIS1", _slow_reads),
+        Mutation("DM01", "QM01", "data_manager", "QM01", 5, "QIST", _disk_gets),
+        Mutation("MM01", "QM02", "message_manager", "QM02", 6, "QMST", _open_per_message),
+        Mutation("MM03", "QM03", "message_manager", "QM03", 5, "QMST", _large_messages),
+        Mutation("LOG04", "QM04", "log", "QM04", 6, "QJST", _setter(QJSTALW=20)),
+        Mutation("LOG06", "QM01", "log", "QM01", 3, "QJST", _setter(QJSTRARH=7)),
+        Mutation("LOG07", "QM02", "log", "QM02", 4, "QJST", _slow_copy2),
+        Mutation("LOG08", "QM03", "log", "QM03", 3, "QJST", _slow_single_ci),
+        Mutation("LOG09", "QM01", "log", "QM01", 7, "QJST", _serial_writes),
+        Mutation("LOG11", "QM03", "log", "QM03", 7, "QJST", _scaled(QJSTBFFL=4)),
+        Mutation("CF04", "QM04", "cf_structure", "APPL1", 5, "QEST", _shared_key_redrives),
+        Mutation("CF05", "QM01", "cf_structure", "APPL2", 6, "QEST", _slow_cf),
+        Mutation("Q08", "QM02", "queue", q08_queue, 3, "QQST", _waiting_getters),
+    ]
+
+
+# BP11 (a pool never more than half used over a week) is judged on a one-day window in the
+# threshold-override test: in the first interval every other pool peaks at 60 % used.
+BP11_POOL = ("QM03", "2")
+
+
+def _busy_pools(scenario, cols, i, qi) -> None:
+    qm = scenario.topology.qmgrs[qi.m]
+    for row, pool in enumerate(qm.pools):
+        if (qm.name, str(int(pool))) != BP11_POOL:
+            cols["QPSTCBSL"][row] = int(cols["QPSTNBUF"][row] * 0.4)
+
+
+def _register(scenario, qmgr: str, structure: str, name: str, intervals, change) -> None:
+    qm = scenario.topology.qmgr(qmgr)
+
+    def apply(qi) -> None:
+        cols = qi.structures[structure]
+        change(cols, _row(qm, structure, name, qi), qi)
+
+    for k in intervals:
+        scenario.planned.mutations.setdefault((k, qm.index), []).append(apply)
+
+
+def q08_queue_of(scenario) -> str:
+    """A busy private queue of QM02 in its LONG pool that no injection uses."""
+    qm = scenario.topology.qmgr("QM02")
+    queues = qm.queues
+    busy = (queues.persistent_rate + queues.nonpersistent_rate) * scenario.config.interval_seconds >= 200
+    taken = {i.get("queue") for i in scenario.planned.injected} | {i["object_name"] for i in scenario.planned.injected}
+    for name in queues.name[busy & (queues.bpid == 2) & ~queues.is_shared & (queues.consumers >= 1)]:
+        if str(name) not in taken:
+            return str(name)
+    raise AssertionError("no free busy queue for Q08 on QM02")
+
+
+def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
+    config = ScenarioConfig(**CONFIG, inject=tuple(Target.parse(t) for t in GENERATED))
+    scenario = plan_scenario(config)
+    planned = mutations(q08_queue_of(scenario))
+    for m in planned:
+        last = config.intervals if m.through_end else m.interval + 1
+        first = m.interval - 1 if m.rule_id == "BP10" else m.interval
+        _register(scenario, m.qmgr, m.structure, m.object_name, range(first, last), m.change)
+    for qm in scenario.topology.qmgrs:
+        scenario.planned.mutations.setdefault((0, qm.index), []).append(
+            lambda qi, sc=scenario: _busy_pools(sc, qi.structures["QPST"], None, qi)
+        )
+    return write_scenario(scenario, str(path)), planned
+
+
+def write_clean(path: Path) -> dict:
+    return write_scenario(plan_scenario(ScenarioConfig(**CONFIG, **CLEAN_NAMES)), str(path))
+
+
+def buffer_pool_roles(manifest: dict) -> list[dict]:
+    """The scenario's buffer pool roles as rows of the var mp16_buffer_pool_roles."""
+    return [
+        {"qmgr_name": q["name"], "buffer_pool_id": str(p["pool"]), "role": p["role"]}
+        for q in manifest["qmgrs"]
+        for p in q["buffer_pools"]
+    ]
