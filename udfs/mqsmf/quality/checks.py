@@ -50,7 +50,7 @@ STAGES = (RAW, MARTS)
 DEFAULT_INTERVAL_TOLERANCE_SECONDS = 1.0
 
 SEED_QQST = "IBM MQ 9.3.3 'Queue data records' (shared seeds/000)"
-SEED_QSG = "IBM MQ 'RESET QSTATS' usage notes: each QSG member keeps its own shared-queue counts (seeds/002)"
+SEED_QSG = "IBM MQ: each queue manager reports only its own use of a shared object (seeds/001); RESET QSTATS CMDSCOPE(*) sums the members (seeds/002)"
 LAYOUTS_DOC = "layout tables udfs/mqsmf/layouts (docs/smf-record-layouts.md)"
 
 
@@ -884,9 +884,119 @@ def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS)
 # ----------------------------------------------------------------------------------------------
 
 
+# A QSG roll-up mart and the per-queue-manager mart it must equal when summed: the roll-up's key,
+# the members' filter, and (roll-up column, aggregate over the members) per reconciled measure.
+# Seeds 001/002: each queue manager reports only its own activity on a shared object, so the QSG
+# figure of a counter is the sum over the members, of a peak the maximum.
+ROLLUPS = {
+    "qsg_queue_rollup": dict(
+        rollup="fct_shared_queue_qsg_stats",
+        members="fct_queue_stats",
+        where="is_shared",
+        object="queue_name",
+        description="Shared queues: fct_shared_queue_qsg_stats against fct_queue_stats summed over the QSG's "
+        "queue managers, per queue and aligned interval.",
+        measures=(
+            ("qmgrs_reporting", "count(DISTINCT qmgr_name)"),
+            *((m, f"sum({m})") for m in (
+                "puts", "put1s", "msgs_in", "msgs_out", "gets", "browses", "persistent_msgs_in",
+                "nonpersistent_msgs_in", "msgs_in_bytes", "get_bytes", "browse_bytes", "failed_puts",
+                "failed_put1s", "failed_gets", "failed_browses", "expired_msgs", "input_handles_open",
+                "output_handles_open",
+            )),
+            ("depth_high_max", "max(depth_high)"),
+        ),
+    ),
+    "qsg_cf_rollup": dict(
+        rollup="fct_cf_structure_stats",
+        members="fct_cf_structure_qmgr_stats",
+        where="true",
+        object="structure_name",
+        description="CF structures: fct_cf_structure_stats against fct_cf_structure_qmgr_stats summed over the "
+        "QSG's queue managers, per structure and aligned interval.",
+        measures=(
+            ("qmgrs_reporting", "count(DISTINCT qmgr_name)"),
+            *((m, f"sum({m})") for m in (
+                "requests", "single_entry_requests", "multi_entry_requests", "redrives", "request_time_us",
+                "structure_full_count",
+            )),
+            ("entries_in_use_max", "max(entries_in_use_max)"),
+            ("elements_in_use_max", "max(elements_in_use_max)"),
+        ),
+    ),
+}  # fmt: skip
+
+
+def _rollup_sql(spec: dict) -> Callable[[Mapping[str, str], Any], str | None]:
+    def build(tables: Mapping[str, str], spark=None) -> str | None:
+        if spec["rollup"] not in tables or spec["members"] not in tables:
+            return None
+        obj, measures = spec["object"], spec["measures"]
+        members = (
+            f"SELECT qsg_name, {obj}, aligned_interval_end_at AS interval_end_at, "
+            "min(aligned_interval_start_at) AS interval_start_at, count(*) AS member_rows, "
+            + ", ".join(f"{agg} AS member_{m}" for m, agg in measures)
+            + f" FROM {tables[spec['members']]} WHERE {spec['where']} "
+            f"GROUP BY qsg_name, {obj}, aligned_interval_end_at"
+        )
+        return (
+            f"SELECT coalesce(q.qsg_name, m.qsg_name) AS qsg_name, coalesce(q.{obj}, m.{obj}) AS {obj}, "
+            "coalesce(q.interval_start_at, m.interval_start_at) AS interval_start_at, "
+            "coalesce(q.interval_end_at, m.interval_end_at) AS interval_end_at, "
+            "q.interval_end_at IS NOT NULL AS in_rollup, m.member_rows IS NOT NULL AS in_members, m.member_rows, "
+            + ", ".join(f"q.{m}, m.member_{m}" for m, _ in measures)
+            + f" FROM {tables[spec['rollup']]} AS q FULL OUTER JOIN ({members}) AS m "
+            f"ON q.qsg_name <=> m.qsg_name AND q.{obj} = m.{obj} AND q.interval_end_at = m.interval_end_at"
+        )
+
+    return build
+
+
 def _marts_frames() -> list[Frame]:
-    return []
+    return [
+        Frame(
+            name,
+            MARTS,
+            (spec["rollup"], spec["members"]),
+            _rollup_sql(spec),
+            spec["description"],
+            table_name=literal(spec["rollup"]),
+            qmgr_name="CAST(NULL AS STRING)",
+            qsg_name="qsg_name",
+            object_name=spec["object"],
+            interval_start_at="interval_start_at",
+            interval_end_at="interval_end_at",
+            source_file="CAST(NULL AS STRING)",
+            record_offset="CAST(NULL AS BIGINT)",
+            derived=(("dq_in_rollup_and_members", "in_rollup AND in_members"),),
+        )
+        for name, spec in ROLLUPS.items()
+    ]
 
 
 def _marts_checks() -> list[Check]:
-    return []
+    checks = []
+    for name, spec in ROLLUPS.items():
+        what = "shared queue" if spec["object"] == "queue_name" else "CF structure"
+        checks.append(
+            Check(
+                f"{name}_complete",
+                name,
+                InSet("dq_in_rollup_and_members", (True,)),
+                source=SEED_QSG,
+                description=f"Every {spec['rollup']} row has {spec['members']} rows of the same {what} and aligned "
+                f"interval, and every such group of {spec['members']} rows has its {spec['rollup']} row.",
+            )
+        )
+        for measure, agg in spec["measures"]:
+            checks.append(
+                Check(
+                    f"{name}_{measure}",
+                    name,
+                    EqualColumns(measure, f"member_{measure}"),
+                    source=SEED_QSG,
+                    description=f"{spec['rollup']}.{measure} = {agg} of {spec['members']} over the QSG's queue "
+                    f"managers for the same {what} and aligned interval.",
+                )
+            )
+    return checks

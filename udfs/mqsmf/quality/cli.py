@@ -170,6 +170,7 @@ def outcome_json(result) -> dict:
                 "status": o.status,
                 "evaluated_rows": o.evaluated_rows,
                 "violations": o.violations,
+                "gx_unexpected": o.gx_unexpected,
                 "note": o.note,
             }
             for o in result.outcomes
@@ -189,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         severities = _severities(args.severity)
+        _known(list(args.check or ()) + list(severities))
     except ValueError as e:
         print(f"mqsmf check: {e}", file=sys.stderr)
         return 2
@@ -244,6 +246,14 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
+def _known(names: list[str]) -> None:
+    from .checks import catalogue
+
+    unknown = sorted(set(names) - {c.name for c in catalogue().checks})
+    if unknown:
+        raise ValueError(f"unknown check(s): {', '.join(unknown)} (see mqsmf check --list)")
+
+
 def _in_stage(check: str, stage: str) -> bool:
     from .checks import catalogue
 
@@ -254,10 +264,5 @@ def _stage_checks(names: list[str] | None, stage: str) -> list[str] | None:
     """The --check names that belong to this stage (None = all of them)."""
     if not names:
         return None
-    from .checks import catalogue
 
-    everything = {c.name for c in catalogue().checks}
-    unknown = sorted(set(names) - everything)
-    if unknown:
-        raise SystemExit(f"mqsmf check: unknown check(s): {', '.join(unknown)} (see mqsmf check --list)")
     return [n for n in names if _in_stage(n, stage)]

@@ -83,6 +83,8 @@ RESULTS_COLUMNS = (
 
 _GX_SEVERITY = {ERROR: "critical", WARN: "warning"}
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+# GX result detail: counts and a few unexpected values per expectation (shown in Data Docs).
+RESULT_FORMAT = "BASIC"
 
 
 class GateError(RuntimeError):
@@ -249,7 +251,7 @@ def add_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Che
     suite = context.suites.add(suite)
     definition = context.validation_definitions.add(gx.ValidationDefinition(name=frame.id, data=batch, suite=suite))
     return context.checkpoints.add(
-        gx.Checkpoint(name=frame.id, validation_definitions=[definition], actions=[], result_format="BASIC")
+        gx.Checkpoint(name=frame.id, validation_definitions=[definition], actions=[], result_format=RESULT_FORMAT)
     )
 
 
