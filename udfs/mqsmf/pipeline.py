@@ -3,8 +3,9 @@
 No files given: generate a queue-sharing-group day (every MQ version, a few MP16 pathologies
 injected) under ``target/input``. Then load the dumps into the raw tables, ``dbt build`` the
 project in the same process (dbt-spark ``method: session`` reuses the SparkSession), run the
-data-quality gate on the raw tables and the marts, and print a summary: rows per mart and the top
-advisories. Exit status: 0 all passed, 1 ``dbt build`` or the gate failed.
+data-quality gate on the raw tables and the marts, write the HTML report (``mqsmf report``), and
+print a summary: rows per mart, the top advisories and the report's path. Exit status: 0 all
+passed, 1 ``dbt build`` or the gate failed or the report could not be written.
 """
 
 from __future__ import annotations
@@ -89,13 +90,28 @@ def run(args: argparse.Namespace) -> int:
     gate_rc = cli_main(["check", "--stage", "all", "--project-dir", str(project), "--docs", str(docs)])
     _done(t0)
 
+    # -- report (mqsmf.report): the analyst's static HTML page of the marts
+    t0 = _step("report: static HTML of the marts")
+    from .report import write_local_report
+
+    try:
+        report = write_local_report(spark, project)
+        print(f"   report: {report}")
+    except RuntimeError as e:  # no marts (dbt build failed): say so, the exit status already tells
+        report = None
+        print(f"   report not written: {e}")
+    _done(t0)
+    # -- end report
+
     _step("summary")
     print_summary(spark)
     print(
         f"\nmain job: dbt build {'passed' if ok else 'FAILED'}, gate {'passed' if gate_rc == 0 else 'FAILED'}, "
         f"{time.perf_counter() - started:,.0f} s in all"
     )
-    return 0 if ok and gate_rc == 0 else 1
+    if report:
+        print(f"report: {report}")
+    return 0 if ok and gate_rc == 0 and report else 1
 
 
 def dbt_build(project: Path) -> bool:

@@ -1,0 +1,368 @@
+"""Time-series charts of the report as Plotly figure specs (plain dicts, JSON-ready).
+
+One chart per object (a queue manager's buffer pool, its log, a CF structure of a QSG, a queue, a
+shared queue of a QSG), with its metrics in stacked panels over one time axis. Every interval in
+which an advisory fired for the object is shaded in the colour of its worst severity and labelled
+with the rules, whose observed value and threshold show on hover.
+
+Plotly renders titles, trace names and hover text as a small HTML subset and decodes entities, so
+every string from the data goes in ``html.escape``d: a queue called ``<b>X`` shows as ``<b>X``.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .model import ReportData
+
+SEVERITY_COLOURS = {"critical": "#c62828", "warning": "#ef6c00", "info": "#1565c0"}
+PALETTE = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f", "#ff7f0e")
+PANEL_HEIGHT = 160
+PANEL_GAP = 0.09
+
+
+@dataclass(frozen=True)
+class Line:
+    label: str
+    column: str
+    dash: str = "solid"
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    lines: tuple[Line, ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    """A chart section: which frame, what one chart is about, which advisories mark it."""
+
+    key: str
+    title: str
+    keys: tuple[str, ...]  # columns naming one chart's object
+    mark_type: str  # advisories of this object_type mark the chart
+    mark_on: tuple[tuple[str, str], ...]  # (advisory column, chart key column) that must be equal
+    chart_title: Callable[[dict], str]  # object keys -> title (already escaped)
+    panels: tuple[Panel, ...]
+    chosen: str  # how the data step chose the charted objects (for the analyst)
+
+
+def _e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+SECTIONS = (
+    Section(
+        "buffer_pools",
+        "Buffer pools",
+        ("qmgr_name", "buffer_pool_id"),
+        "buffer_pool",
+        (("qmgr_name", "qmgr_name"), ("object_name", "buffer_pool_id")),
+        lambda k: f"Buffer pool {_e(k['buffer_pool_id'])} of {_e(k['qmgr_name'])}",
+        (
+            Panel(
+                "Free buffers (%)",
+                (Line("lowest free %", "lowest_free_pct"), Line("free % at interval end", "end_free_pct", "dot")),
+            ),
+            Panel(
+                "Page set I/O (pages/s)",
+                (Line("pages read/s", "pages_read_per_second"), Line("pages written/s", "pages_written_per_second")),
+            ),
+        ),
+        "pools with advisories first (worst severity, then most), then the lowest free %",
+    ),
+    Section(
+        "logs",
+        "Log",
+        ("qmgr_name",),
+        "log",
+        (("qmgr_name", "qmgr_name"),),
+        lambda k: f"Log of {_e(k['qmgr_name'])}",
+        (
+            Panel("Log write (MB/s)", (Line("log MB/s", "log_write_mb_per_sec"),)),
+            Panel("Checkpoints (per interval)", (Line("checkpoints", "checkpoints"),)),
+            Panel(
+                "Waits (per interval)",
+                (
+                    Line("buffer waits (QJSTWTB)", "buffer_waits"),
+                    Line("log suspends (QJSTLSUS)", "log_suspends", "dot"),
+                ),
+            ),
+        ),
+        "queue managers with advisories first, then the most log data",
+    ),
+    Section(
+        "cf_structures",
+        "CF structures",
+        ("qsg_name", "structure_name"),
+        "cf_structure",
+        (("qsg_name", "qsg_name"), ("object_name", "structure_name")),
+        lambda k: f"CF structure {_e(k['structure_name'])} of {_e(k['qsg_name'])}",
+        (
+            Panel("Requests (per interval, QSG)", (Line("requests", "requests"),)),
+            Panel("Redrive (%)", (Line("redrive %", "redrive_pct"),)),
+            Panel("Service time (µs per request)", (Line("avg service time", "avg_service_time_us"),)),
+            Panel("Entries in use (max)", (Line("entries in use", "entries_in_use_max"),)),
+        ),
+        "structures with advisories first, then the most requests",
+    ),
+    Section(
+        "queues",
+        "Top queues",
+        ("qmgr_name", "queue_name"),
+        "queue",
+        (("qmgr_name", "qmgr_name"), ("object_name", "queue_name")),
+        lambda k: f"Queue {_e(k['queue_name'])} on {_e(k['qmgr_name'])}",
+        (
+            Panel(
+                "Messages per second",
+                (Line("puts/s (MQPUT + MQPUT1)", "msgs_in_per_second"), Line("gets/s", "msgs_out_per_second")),
+            ),
+            Panel("Depth (messages)", (Line("depth high", "depth_high"), Line("depth low", "depth_low", "dot"))),
+            Panel("Oldest message (s)", (Line("oldest message age", "oldest_msg_age_seconds"),)),
+        ),
+        "queues with advisories first, then the most puts + gets",
+    ),
+    Section(
+        "shared_queues",
+        "Shared queues",
+        ("qsg_name", "queue_name"),
+        "queue",
+        (("qsg_name", "qsg_name"), ("object_name", "queue_name")),
+        lambda k: f"Shared queue {_e(k['queue_name'])} of {_e(k['qsg_name'])}",
+        (
+            Panel("Puts per second: QSG and each queue manager's share", (Line("QSG puts/s", "msgs_in_per_second"),)),
+            Panel("Gets per second: QSG and each queue manager's share", (Line("QSG gets/s", "msgs_out_per_second"),)),
+            Panel("Depth high (messages)", (Line("QSG depth high (max)", "depth_high_max"),)),
+        ),
+        "the most puts + gets across the QSG",
+    ),
+)
+SECTION_BY_KEY = {s.key: s for s in SECTIONS}
+# Each shared-queue panel's per-queue-manager measure, drawn as stacked bars (rates) or lines.
+MEMBER_MEASURES = (("msgs_in_per_second", "bar"), ("msgs_out_per_second", "bar"), ("depth_high", "line"))
+
+
+def _num(value) -> float | None:
+    if value is None:
+        return None
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) or math.isinf(f) else f
+
+
+def _fmt(value) -> str:
+    f = _num(value)
+    if f is None:
+        return "–"
+    return f"{f:,.0f}" if abs(f) >= 1000 or f == int(f) else f"{f:,.3g}"
+
+
+def _axis(i: int) -> tuple[str, str]:
+    """Trace axis id and layout key of panel i (0 = top)."""
+    return ("y", "yaxis") if i == 0 else (f"y{i + 1}", f"yaxis{i + 1}")
+
+
+def marks_for(section: Section, keys: dict, marks: pd.DataFrame) -> list[dict]:
+    """The advisory intervals of one charted object: one entry per interval start, worst severity
+    first, with the rules that fired in it."""
+    if marks.empty:
+        return []
+    hit = marks["object_type"] == section.mark_type
+    for mark_column, key in section.mark_on:
+        hit &= marks[mark_column].astype(str) == str(keys[key])
+    rows = marks[hit].sort_values(["interval_start_at", "severity_rank", "rule_id"], ascending=[True, False, True])
+    out = []
+    for start, group in rows.groupby("interval_start_at", sort=True):
+        worst = group.iloc[0]
+        out.append(
+            {
+                "start": start,
+                "end": group["interval_end_at"].max(),
+                "severity": worst["severity"],
+                "rules": sorted(set(group["rule_id"])),
+                "details": [
+                    f"{r.rule_id} {r.severity} on {r.qmgr_name}: observed {_fmt(r.observed_value)} "
+                    f"{r.comparison or ''} {_fmt(r.threshold_value)} {r.threshold_unit or ''}".strip()
+                    for r in group.itertuples()
+                ],
+            }
+        )
+    return out
+
+
+def _mark_layout(marks: list[dict]) -> tuple[list[dict], list[dict]]:
+    shapes, notes = [], []
+    for m in marks:
+        colour = SEVERITY_COLOURS.get(m["severity"], "#555")
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": m["start"],
+                "x1": m["end"],
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": colour,
+                "opacity": 0.16,
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+        notes.append(
+            {
+                "xref": "x",
+                "yref": "paper",
+                "x": m["start"],
+                "y": 1.0,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": _e(" ".join(m["rules"])),
+                "hovertext": "<br>".join(_e(d) for d in m["details"]),
+                "font": {"color": colour, "size": 11},
+                "name": "advisory",
+            }
+        )
+    return shapes, notes
+
+
+def _series(values: pd.Series) -> list[float | None]:
+    return [_num(v) for v in values]
+
+
+def figure(
+    section: Section, keys: dict, rows: pd.DataFrame, marks: list[dict], members: pd.DataFrame | None = None
+) -> dict:
+    """The Plotly figure of one object: panels stacked top to bottom over a shared UTC time axis."""
+    n = len(section.panels)
+    height = (1 - PANEL_GAP * (n - 1)) / n
+    rows = rows.sort_values("interval_start_at")
+    x = list(rows["interval_start_at"])
+    data: list[dict] = []
+    layout: dict = {
+        "title": {"text": section.chart_title(keys), "x": 0, "xanchor": "left", "font": {"size": 14}},
+        "height": PANEL_HEIGHT * n + 110,
+        "margin": {"l": 70, "r": 20, "t": 60, "b": 60},
+        "hovermode": "x unified",
+        "barmode": "stack",
+        "showlegend": True,
+        "legend": {"orientation": "h", "y": -0.12, "yanchor": "top", "font": {"size": 11}},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "xaxis": {"type": "date", "anchor": _axis(n - 1)[0], "gridcolor": "#eee"},  # UTC, as the section says
+    }
+    annotations = []
+    for i, panel in enumerate(section.panels):
+        axis, key = _axis(i)
+        top = 1 - i * (height + PANEL_GAP)
+        layout[key] = {
+            "domain": [max(0.0, top - height), top],
+            "anchor": "x",
+            "gridcolor": "#eee",
+            "zeroline": False,
+            "rangemode": "tozero",
+        }
+        annotations.append(
+            {
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0,
+                "y": top,
+                "xanchor": "left",
+                "yanchor": "bottom",
+                "showarrow": False,
+                "text": f"<b>{_e(panel.title)}</b>",
+                "font": {"size": 11, "color": "#444"},
+                "yshift": 14 if i == 0 else 0,  # above the advisory labels of the top panel
+            }
+        )
+        for j, line in enumerate(panel.lines):
+            data.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines+markers",
+                    "name": _e(line.label),
+                    "x": x,
+                    "y": _series(rows[line.column]),
+                    "xaxis": "x",
+                    "yaxis": axis,
+                    "line": {"dash": line.dash, "width": 2, "color": PALETTE[(2 * i + j) % len(PALETTE)]},
+                    "marker": {"size": 4},
+                    "connectgaps": False,
+                }
+            )
+        if members is not None and not members.empty:
+            data.extend(_member_traces(members, i, axis))
+    shapes, notes = _mark_layout(marks)
+    layout["shapes"] = shapes
+    layout["annotations"] = annotations + notes
+    return {"data": data, "layout": layout}
+
+
+def _member_traces(members: pd.DataFrame, panel: int, axis: str) -> list[dict]:
+    column, kind = MEMBER_MEASURES[panel]
+    qmgrs = sorted(members["qmgr_name"].dropna().unique())
+    traces = []
+    for k, qmgr in enumerate(qmgrs):
+        part = members[members["qmgr_name"] == qmgr].sort_values("interval_start_at")
+        trace = {
+            "type": "bar" if kind == "bar" else "scatter",
+            "name": _e(qmgr),
+            "legendgroup": _e(qmgr),
+            "showlegend": panel == 0,
+            "x": list(part["interval_start_at"]),
+            "y": _series(part[column]),
+            "xaxis": "x",
+            "yaxis": axis,
+            "marker": {"color": PALETTE[(k + 3) % len(PALETTE)]},
+        }
+        if kind == "bar":
+            trace["opacity"] = 0.55
+        else:
+            trace.update(mode="lines", line={"dash": "dot", "width": 1.5, "color": PALETTE[(k + 3) % len(PALETTE)]})
+        traces.append(trace)
+    return traces
+
+
+def charts(data: ReportData) -> dict[str, list[dict]]:
+    """Every chart of the report by section key, in the data step's chart_rank order."""
+    out: dict[str, list[dict]] = {}
+    for section in SECTIONS:
+        frame: pd.DataFrame = getattr(data, section.key)
+        charts_of_section = []
+        if not frame.empty:
+            order = frame.groupby(list(section.keys), sort=False, dropna=False)["chart_rank"].min().sort_values()
+            for n, (key_values, _rank) in enumerate(order.items()):
+                values = key_values if isinstance(key_values, tuple) else (key_values,)
+                keys = dict(zip(section.keys, values, strict=True))
+                rows = _select(frame, keys)
+                members = _select(data.shared_queue_members, keys) if section.key == "shared_queues" else None
+                marks = marks_for(section, keys, data.marks)
+                charts_of_section.append(
+                    {
+                        "id": f"chart-{section.key}-{n}",
+                        "section": section.key,
+                        "object": {k: None if v is None else str(v) for k, v in keys.items()},
+                        "marks": marks,
+                        "figure": figure(section, keys, rows, marks, members),
+                    }
+                )
+        out[section.key] = charts_of_section
+    return out
+
+
+def _select(frame: pd.DataFrame, keys: dict) -> pd.DataFrame:
+    hit = pd.Series(True, index=frame.index)
+    for column, value in keys.items():
+        hit &= frame[column].astype(str) == str(value)
+    return frame[hit]
