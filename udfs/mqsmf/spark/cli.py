@@ -1,8 +1,10 @@
 """``mqsmf load PATHS... [--target local|cluster]``: land SMF dumps in the warehouse's raw tables.
 
 ``local`` runs the load in an embedded Spark configured like the dbt ``local`` target (same
-warehouse, same metastore) with a progress bar; ``cluster`` asks dbt to run the on-run-start macro
-``load_smf_files`` against the ``cluster`` target (the Thrift server must see the paths). Both run
+warehouse, same metastore) with a progress bar (or, with ``MQSMF_SPARK_MASTER`` set, as an
+application on that master); ``cluster`` asks dbt to run the on-run-start macro ``load_smf_files``
+against the ``cluster`` target: the Thrift server plans the load and its executors decode (it must
+see the paths). Also registers ``mqsmf cluster`` (``mqsmf.spark.cluster``). Both run
 the statements of ``mqsmf.spark.load.load_plan``. Imports nothing heavy until the command runs.
 """
 
@@ -17,6 +19,13 @@ from ..framing import FRAMINGS
 
 
 def add_subcommand(subparsers) -> None:
+    from . import cluster
+
+    _add_load(subparsers)
+    cluster.add_subcommand(subparsers)  # mqsmf cluster start|stop|status|env
+
+
+def _add_load(subparsers) -> None:
     p = subparsers.add_parser(
         "load",
         help="load SMF dumps into the warehouse's raw tables (Spark), idempotently",

@@ -13,6 +13,10 @@ metastore. Environment:
   default ``<project>/target``. Tests point it at a temporary folder.
 - ``PYSPARK_PYTHON``: the Python of Spark's workers (which import the data source); default: this
   interpreter.
+- ``MQSMF_SPARK_MASTER``: where the session's application runs (default ``local[*]``), e.g. the
+  ``spark://`` master of ``mqsmf cluster``. Then ``MQSMF_PY_FILES`` (zip or wheel of the package,
+  shipped to the executors as ``spark.submit.pyFiles``) and ``MQSMF_EXECUTOR_MEMORY`` apply too;
+  ``eval "$(mqsmf cluster env)"`` sets them all.
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ PROFILE = "mqsmf"
 LOCAL_TARGET = "local"
 # dbt-spark forces this on every session it opens; set it here too so both behave the same.
 DBT_FORCED = {"spark.sql.ansi.enabled": "false"}
+# Spark parameters of an application on a cluster, from the environment (see the module doc).
+CLUSTER_APP_ENV = {"MQSMF_PY_FILES": "spark.submit.pyFiles", "MQSMF_EXECUTOR_MEMORY": "spark.executor.memory"}
 
 
 def _is_project(path: Path) -> bool:
@@ -75,7 +81,13 @@ def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     context = {"env_var": env_var, "flags": SimpleNamespace(PROFILES_DIR=str(root / "profiles"))}
     conf = {str(k): env.from_string(str(v)).render(context) for k, v in params.items()}
-    return {**conf, **DBT_FORCED}
+    app = {key: os.environ[name] for name, key in CLUSTER_APP_ENV.items() if os.environ.get(name)}
+    if app.get("spark.submit.pyFiles"):
+        # Python functions Spark itself creates (the data source's readers) get no pyFiles includes:
+        # put the shipped files, fetched into each executor's working folder, on its Python path too.
+        shipped = [os.path.basename(p) for p in app["spark.submit.pyFiles"].split(",") if p]
+        app["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(shipped)
+    return {**conf, **app, **DBT_FORCED}
 
 
 def local_session(project_dir: str | os.PathLike | None = None):
