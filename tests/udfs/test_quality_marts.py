@@ -166,6 +166,7 @@ def test_the_dbt_marts_pass_every_marts_check_found_as_mqsmf_run_finds_them(spar
     assert main(["check", "--stage", "marts", "--quality-schema", QUALITY, "--no-docs", "--json", str(out)]) == 0
     report = _report(out)
     assert report["passed"]
+    assert set(report["frame_rows"]) == {f"{MARTS}.{name}" for name in ROLLUPS} and all(report["frame_rows"].values())
     assert {c["check"] for c in report["checks"]} == {c.name for c in catalogue().for_stage(MARTS).checks}
     for c in report["checks"]:  # every check saw rows: the pass proves the roll-ups reconcile
         assert c["status"] == "passed" and c["evaluated_rows"], c

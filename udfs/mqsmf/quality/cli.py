@@ -112,7 +112,8 @@ def format_result(result) -> str:
     ran = [o for o in result.outcomes if o.status != "skipped"]
     lines.append(
         f"mqsmf check --stage {result.stage}: {verdict}: {len(failed_errors)} error and {len(failed_warnings)} warning "
-        f"checks failed of {len(ran)} run ({len(result.outcomes) - len(ran)} skipped), {result.seconds:.1f} s, run {result.run_id}"
+        f"checks failed of {len(ran)} run ({len(result.outcomes) - len(ran)} skipped) on {result.rows_checked:,} rows, "
+        f"{result.seconds:.1f} s, run {result.run_id}"
     )
     for frame, reason in result.skipped_frames.items():
         lines.append(f"  skipped {frame}: {reason}")
@@ -161,6 +162,7 @@ def outcome_json(result) -> dict:
         "checked_at": result.checked_at.isoformat(),
         "passed": result.passed,
         "seconds": round(result.seconds, 3),
+        "frame_rows": result.frame_rows,
         "checks": [
             {
                 "check": o.check.name,

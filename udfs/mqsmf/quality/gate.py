@@ -113,6 +113,11 @@ class GateResult:
     violations_table: str | None
     skipped_frames: dict[str, str]
     strict: bool = False
+    frame_rows: dict[str, int] = field(default_factory=dict)  # rows of each frame checked
+
+    @property
+    def rows_checked(self) -> int:
+        return sum(self.frame_rows.values())
 
     def failed(self, severity: str | None = None) -> list[Outcome]:
         return [o for o in self.outcomes if o.status == "failed" and severity in (None, o.check.severity)]
@@ -349,8 +354,11 @@ def run_gate(
             prepared.append((frame, frame_checks, df, view, add_frame_checkpoint(context, stage, frame, frame_checks)))
 
         # Each checkpoint is a chain of small Spark jobs whose cost is mostly latency: run a few at once.
+        # Counting first fills the frame's cache, which GX's jobs then read.
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            results = list(pool.map(lambda p: run_checkpoint(p[4], p[2]), prepared))
+            counted = list(pool.map(lambda p: (p[2].count(), run_checkpoint(p[4], p[2])), prepared))
+        frame_rows = {p[0].id: n for p, (n, _) in zip(prepared, counted, strict=True)}
+        results = [r for _, r in counted]
 
         for (frame, frame_checks, _df, view, _cp), gx_results in zip(prepared, results, strict=True):
             # Rows are listed for the checks GX failed (a clean run costs no listing at all).
@@ -393,7 +401,7 @@ def run_gate(
 
     ordered = [outcomes[c.name] for c in cat.checks]
     return GateResult(
-        stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict
+        stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict, frame_rows
     )
 
 
