@@ -610,83 +610,8 @@ def test_data_docs_show_each_suite_with_its_notes(bad_run):
 
 
 # ----------------------------------------------------------------------------------------------
-# Marts stage: QSG roll-ups against their queue managers' facts
+# The CLI (the marts stage is tested on dbt-built marts in test_quality_marts.py)
 # ----------------------------------------------------------------------------------------------
-
-
-def _member_column(aggregate: str) -> str:
-    """The member column an aggregate of ROLLUPS reads: 'sum(puts)' -> 'puts'."""
-    return aggregate[aggregate.index("(") + 1 : -1].replace("DISTINCT ", "")
-
-
-def _marts_tables() -> tuple[dict[str, pa.Table], dict[str, set]]:
-    """Member facts of 3 queue managers and roll-ups computed from them, then broken in a few
-    places; {check: keys (qsg, object, interval start)} of the rows the gate must list."""
-    from mqsmf.quality.checks import ROLLUPS
-
-    want: dict[str, set] = {}
-    tables: dict[str, pa.Table] = {}
-    for name, spec in ROLLUPS.items():
-        obj = spec["object"]
-        columns = {m: _member_column(agg) for m, agg in spec["measures"]}
-        members, rollups = [], []
-        for k in range(3):
-            start = START + k * INTERVAL
-            for j, o in enumerate(("OBJ.A", "OBJ.B", "OBJ.C")):
-                group = [
-                    {"qmgr_name": qmgr, "qsg_name": "QSGA", obj: o, "is_shared": True,
-                     "aligned_interval_start_at": start, "aligned_interval_end_at": start + INTERVAL,
-                     **{c: 10 * k + 3 * j + m + 1 for c in columns.values() if c != "qmgr_name"}}
-                    for m, qmgr in enumerate(("QM01", "QM02", "QM03"))
-                ]  # fmt: skip
-                members += group
-                up = {"qsg_name": "QSGA", obj: o, "interval_start_at": start, "interval_end_at": start + INTERVAL}
-                for measure, agg in spec["measures"]:
-                    values = [r[columns[measure]] for r in group]
-                    kind = agg.split("(")[0]
-                    up[measure] = len(set(values)) if kind == "count" else max(values) if kind == "max" else sum(values)
-                rollups.append(up)
-
-        def key(r, obj=obj):
-            return ("QSGA", r[obj], r["interval_start_at"])
-
-        first_measure, last_measure = spec["measures"][1][0], spec["measures"][-1][0]
-        rollups[0][first_measure] += 1
-        rollups[4][last_measure] -= 1
-        rollups[5]["qmgrs_reporting"] = 2
-        want[f"{name}_{first_measure}"] = {key(rollups[0])}
-        want[f"{name}_{last_measure}"] = {key(rollups[4])}
-        want[f"{name}_qmgrs_reporting"] = {key(rollups[5])}
-        # A roll-up row whose members are missing, and members whose roll-up row is missing.
-        lonely_rollup, lonely_members = rollups[8], rollups.pop(7)
-        members = [r for r in members if ("QSGA", r[obj], r["aligned_interval_start_at"]) != key(lonely_rollup)]
-        want[f"{name}_complete"] = {key(lonely_rollup), key(lonely_members)}
-        tables[spec["members"]] = pa.Table.from_pylist(members)
-        tables[spec["rollup"]] = pa.Table.from_pylist(rollups)
-    return tables, want
-
-
-@pytest.mark.spark
-def test_marts_gate_names_rollups_that_differ_from_their_members(spark, tmp_path_factory):
-    from mqsmf.quality.checks import MARTS
-    from mqsmf.quality.gate import run_gate
-
-    tables, want = _marts_tables()
-    _write_schema(spark, "dq_test_marts", tables, tmp_path_factory.mktemp("dq_marts"))
-    result = run_gate(spark, MARTS, schemas={MARTS: "dq_test_marts"}, quality_schema="dq_test_quality", docs_dir=None)
-    assert not result.passed and not result.skipped_frames
-    assert {o.check.name for o in result.failed()} == set(want)
-    rows = spark.sql(
-        "SELECT check_name, qsg_name, object_name, unix_micros(interval_start_at) AS start_us, qmgr_name FROM "
-        f"dq_test_quality.dq_violations WHERE stage = 'marts' AND run_id = '{result.run_id}'"
-    ).collect()
-    listed: dict[str, set] = {}
-    for r in rows:
-        assert r.qmgr_name is None  # a QSG-wide row
-        listed.setdefault(r.check_name, set()).add((r.qsg_name, r.object_name, _utc(r.start_us)))
-    assert listed == want
-    # The raw stage's rows of earlier runs are still there: a stage replaces only its own.
-    assert spark.sql("SELECT count(*) FROM dq_test_quality.dq_violations WHERE stage = 'raw'").first()[0] >= 0
 
 
 @pytest.mark.spark
