@@ -45,7 +45,7 @@ def qqst_entry(ll: int, name: str, flags: int) -> bytes:
     return _struct(lay, values).tobytes()[:ll]
 
 
-def record_216(entries: list[bytes], rel: str = "933") -> bytes:
+def record_216(entries: list[bytes], rel: str = "933", durn: int = 1_800_000_000) -> bytes:
     smf = header_layout("SMFHDR")
     qwhs = header_layout("QWHS")
     entry_len = len(entries[0])
@@ -85,7 +85,7 @@ def record_216(entries: list[bytes], rel: str = "933") -> bytes:
             "QWHSSSID": "QM01",
             "QWHSSTCK": int(unix_us_to_stck([now_us])[0]),
             "QWHSTIME": int(unix_us_to_stck([now_us - 1_800_000_000])[0]),
-            "QWHSDURN": 1_800_000_000,
+            "QWHSDURN": durn,
         },
     ).tobytes()
     return rdw + hdr[4:] + triplets + qw + b"".join(entries)
@@ -146,3 +146,20 @@ def test_u64_counters_keep_values_above_2_to_the_63(tmp_path):
     path.write_bytes(record_216([bytes(entry)]))
     tables, _ = read_file(str(path))
     assert int(tables["QQST"].column("QQSTPUTS")[0].as_py()) == 2**64 - 5
+
+
+@pytest.mark.parametrize(
+    ("durn", "end_minutes"), [(1_800_000_000, 30), (86_400_000_000, 1440), (86_400_000_001, None), (2**62 + 1, None)]
+)
+def test_an_interval_longer_than_a_day_has_no_end(tmp_path, durn, end_minutes):
+    """STATIME is at most 1440 minutes: a longer QWHSDURN (damage) keeps its length but gets no end,
+    where it would otherwise be a timestamp no datetime can hold."""
+    path = tmp_path / "durn.dat"
+    path.write_bytes(record_216([qqst_entry(552, "APP.Q", 0)], durn=durn))
+    tables, report = read_file(str(path))
+    (row,) = tables["QQST"].to_pylist()
+    assert not report.quarantine and row["interval_seconds"] == durn / 1e6
+    if end_minutes is None:
+        assert row["interval_end"] is None
+    else:
+        assert (row["interval_end"] - row["interval_start"]).total_seconds() == end_minutes * 60

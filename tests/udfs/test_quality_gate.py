@@ -441,11 +441,14 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
     t["qpst"] = p.filter(pc.not_equal(p["interval_start"], pa.scalar(starts[k], start_type)))
     want["interval_gap"] = {(p["qmgr"][0].as_py(), "115/215", starts[k + 1])}
 
-    # 115/2: QLST says its 4th interval lasted 0 seconds.
+    # 115/2: QLST says its 4th interval lasted 0 seconds and its 6th a day and a second (which the
+    # decoder gives no end).
     ql = t["qlst"]
-    i = pc.sort_indices(ql, [("interval_start", "ascending")]).to_pylist()[3]
-    t["qlst"] = _set(ql, i, interval_seconds=0.0)
-    want["interval_length_positive"] = {(ql["qmgr"][i].as_py(), "115/2", ql["interval_start"][i].as_py())}
+    i, j = (pc.sort_indices(ql, [("interval_start", "ascending")]).to_pylist()[k] for k in (3, 5))
+    t["qlst"] = _set(_set(ql, i, interval_seconds=0.0), j, interval_seconds=86_401.0, interval_end=None)
+    want["interval_length_plausible"] = {
+        (ql["qmgr"][k].as_py(), "115/2", ql["interval_start"][k].as_py()) for k in (i, j)
+    }
 
     # The audit says one more 115/216 record was decoded than has rows: a record the loader dropped
     # (its file is not there to read again, so it is reported by its counts).

@@ -22,6 +22,9 @@ TYPED, RAW = "typed", "raw"
 MQ_TYPES = (115, 116)
 TRIPLET_AREA = 28  # triplet 0 sits at record offset 28 (offsets count the RDW)
 _GATHER_ROWS = 16384  # rows gathered at once: bounds the index array's memory
+# STATIME and ACCTIME are at most 1440 minutes: a longer QWHSDURN is damage, and its end would be
+# beyond any timestamp Arrow can turn into a datetime. Such an interval has no end (NULL).
+MAX_INTERVAL_US = 1440 * 60 * 1_000_000
 
 
 @dataclass
@@ -345,7 +348,8 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
     # (TOD units). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
     start_local_us, start_ok = codecs.stck_to_unix_us(qwhs["QWHSTIME"])
     start_ok &= interval_ok
-    dur_us = np.where((hd.smf_type == 115) & (hd.smf_subtype == 231), durn >> np.uint64(12), durn).astype(np.int64)
+    dur_us = np.where((hd.smf_type == 115) & (hd.smf_subtype == 231), durn >> np.uint64(12), durn)
+    dur_ok = dur_us <= MAX_INTERVAL_US
     start_utc = start_local_us - offset_min.astype(np.int64) * 60_000_000
     with_utc = start_ok & offset_ok
     ts_utc, ts_local = pa.timestamp("us", tz="UTC"), pa.timestamp("us")
@@ -358,7 +362,9 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
             "record_stck": pa.array(stck_us, type=ts_utc, mask=~stck_ok),
             "interval_start_local": pa.array(start_local_us, type=ts_local, mask=~start_ok),
             "interval_start": pa.array(start_utc, type=ts_utc, mask=~with_utc),
-            "interval_end": pa.array(start_utc + dur_us, type=ts_utc, mask=~with_utc),
+            "interval_end": pa.array(
+                start_utc + np.where(dur_ok, dur_us, 0).astype(np.int64), type=ts_utc, mask=~(with_utc & dur_ok)
+            ),
             "interval_seconds": pa.array(dur_us / 1e6, type=pa.float64(), mask=~start_ok),
         }
     )

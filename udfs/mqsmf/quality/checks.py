@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decode import MAX_INTERVAL_US
 from ..layouts import Layout, column_name, layout, layouts
 from .rules import (
     AtMost,
@@ -848,11 +849,12 @@ def _structure_checks(tolerance: float) -> list[Check]:
             f"{tolerance:g} s before the previous one ended.",
         ),
         Check(
-            "interval_length_positive",
+            "interval_length_plausible",
             "intervals",
-            Between("interval_seconds", minimum=0, strict_minimum=True),
-            source=f"{LAYOUTS_DOC}: QWHSDURN",
-            description="Every interval has a positive length.",
+            Between("interval_seconds", minimum=0, strict_minimum=True, maximum=MAX_INTERVAL_US / 1e6),
+            source=f"{LAYOUTS_DOC}: QWHSDURN; STATIME and ACCTIME are at most 1440 minutes",
+            description="Every interval has a positive length of at most 24 hours (a longer QWHSDURN is damage; "
+            "the decoder gives such an interval no end).",
         ),
         Check(
             "quarantined_span",
