@@ -250,12 +250,3 @@ def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
 
 def write_clean(path: Path) -> dict:
     return write_scenario(plan_scenario(ScenarioConfig(**CONFIG, **CLEAN_NAMES)), str(path))
-
-
-def buffer_pool_roles(manifest: dict) -> list[dict]:
-    """The scenario's buffer pool roles as rows of the var mp16_buffer_pool_roles."""
-    return [
-        {"qmgr_name": q["name"], "buffer_pool_id": str(p["pool"]), "role": p["role"]}
-        for q in manifest["qmgrs"]
-        for p in q["buffer_pools"]
-    ]

@@ -30,7 +30,9 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from .mp16_scenario import BP11_POOL, GENERATED, OBJECT_TYPES, buffer_pool_roles, write_clean, write_injected
+from mqsmf.generate import buffer_pool_roles
+
+from .mp16_scenario import BP11_POOL, GENERATED, OBJECT_TYPES, write_clean, write_injected
 
 pytestmark = pytest.mark.spark
 

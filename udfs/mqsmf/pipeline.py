@@ -11,6 +11,7 @@ passed, 1 ``dbt build`` or the gate failed or the report could not be written.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -43,7 +44,8 @@ def _done(t0: float) -> None:
     print(f"   ({time.perf_counter() - t0:,.1f} s)", flush=True)
 
 
-def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> Path:
+def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> tuple[Path, dict]:
+    """The generated day's file and its manifest."""
     from .generate import VERSIONS, ScenarioConfig, Target, plan_scenario, write_scenario
 
     out = project / "target" / "input" / f"qsg-day-seed{seed}.dat"
@@ -56,9 +58,9 @@ def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> 
         intervals=intervals,
         inject=tuple(Target.parse(r) for r in DEMO_INJECTIONS),
     )
-    write_scenario(plan_scenario(config), str(out))  # runs the model once, streaming
+    manifest = write_scenario(plan_scenario(config), str(out))  # runs the model once, streaming
     print(f"   generated {out} ({out.stat().st_size / 1e6:,.1f} MB), manifest {out}.manifest.json")
-    return out
+    return out, manifest
 
 
 def run(args: argparse.Namespace) -> int:
@@ -67,9 +69,15 @@ def run(args: argparse.Namespace) -> int:
     project = resolve_project_dir(args.project_dir)
     started = time.perf_counter()
     paths = list(args.paths)
+    dbt_vars: dict = {}
     if not paths:
+        from .generate import buffer_pool_roles
+
         t0 = _step("generate: no SMF files given, generating a queue-sharing-group day")
-        paths = [str(generate_demo_day(project, args.seed, args.queues, args.intervals))]
+        day, manifest = generate_demo_day(project, args.seed, args.queues, args.intervals)
+        paths = [str(day)]
+        # The generated site's pool roles, as a site would configure its own (seed or var).
+        dbt_vars["mp16_buffer_pool_roles"] = buffer_pool_roles(manifest)
         _done(t0)
 
     t0 = _step("load: SMF dumps -> raw tables")
@@ -80,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     _done(t0)
 
     t0 = _step("dbt build")
-    ok = dbt_build(project)
+    ok = dbt_build(project, dbt_vars)
     _done(t0)
 
     t0 = _step("data-quality gate")
@@ -114,12 +122,13 @@ def run(args: argparse.Namespace) -> int:
     return 0 if ok and gate_rc == 0 and report else 1
 
 
-def dbt_build(project: Path) -> bool:
+def dbt_build(project: Path, dbt_vars: dict | None = None) -> bool:
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(
-        ["build", "--project-dir", str(project), "--profiles-dir", str(project / "profiles"), "--target", "local"]
-    )
+    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project / "profiles"), "--target", "local"]
+    if dbt_vars:
+        args += ["--vars", json.dumps(dbt_vars)]
+    result = dbtRunner().invoke(args)
     return bool(result.success)
 
 

@@ -46,11 +46,22 @@ __all__ = [
     "ScenarioConfig",
     "Target",
     "add_subcommand",
+    "buffer_pool_roles",
     "config_from_args",
     "generate_scenario",
     "plan_scenario",
     "write_scenario",
 ]
+
+
+def buffer_pool_roles(manifest: dict) -> list[dict]:
+    """A generated scenario's buffer pool roles (its site configuration) as rows of the dbt var
+    ``mp16_buffer_pool_roles``: without them every pool but 0 is UNKNOWN to the MP16 rules."""
+    return [
+        {"qmgr_name": q["name"], "buffer_pool_id": str(p["pool"]), "role": p["role"]}
+        for q in manifest["qmgrs"]
+        for p in q["buffer_pools"]
+    ]
 
 
 def plan_scenario(config: ScenarioConfig) -> Scenario:
