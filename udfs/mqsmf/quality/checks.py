@@ -620,6 +620,19 @@ def _int32_counters(lay: Layout, exclude: tuple[str, ...] = ()) -> tuple[str, ..
     )
 
 
+def _zero_without(name: str, frame: str, amount: str, count: str, description: str) -> Check:
+    """An amount (time, bytes) is 0 in an interval whose count of the events behind it is 0."""
+    return Check(
+        name,
+        frame,
+        InSet(amount, (0,)),
+        when=(When(count, "==", 0),),
+        source=LAYOUTS_DOC,
+        description=description,
+        fields=(count, amount),
+    )
+
+
 def _other_checks() -> list[Check]:
     qjst = layout("QJST")
     io_slots = sorted({m.group(1) for f in qjst.data_fields if (m := re.match(r"(QJSTIO_\d+_\d+)_", f.column))})
@@ -677,23 +690,19 @@ def _other_checks() -> list[Check]:
             fields=("QIS1PSNO",),
         ),
         # QEST: CF manager
-        Check(
+        _zero_without(
             "qest_ixllste_time_needs_calls",
             "qest",
-            InSet("QESTSSTC", (0,)),
-            when=(When("QESTCSEC", "==", 0),),
-            source=LAYOUTS_DOC,
-            description="No time in IXLLSTE calls without IXLLSTE calls.",
-            fields=("QESTCSEC", "QESTSSTC"),
+            "QESTSSTC",
+            "QESTCSEC",
+            "No time in IXLLSTE calls without IXLLSTE calls.",
         ),
-        Check(
+        _zero_without(
             "qest_ixllstm_time_needs_calls",
             "qest",
-            InSet("QESTMSTC", (0,)),
-            when=(When("QESTCMEC", "==", 0),),
-            source=LAYOUTS_DOC,
-            description="No time in IXLLSTM calls without IXLLSTM calls.",
-            fields=("QESTCMEC", "QESTMSTC"),
+            "QESTMSTC",
+            "QESTCMEC",
+            "No time in IXLLSTM calls without IXLLSTM calls.",
         ),
         Check(
             "qest_structure_number",
@@ -754,23 +763,19 @@ def _other_checks() -> list[Check]:
             fields=_int32_counters(qjst),
         ),
         # QMST: message manager
-        Check(
+        _zero_without(
             "qmst_persistent_bytes_need_messages",
             "qmst",
-            InSet("QMSTPBP", (0,)),
-            when=(When("QMSTSPP", "==", 0),),
-            source=LAYOUTS_DOC,
-            description="No persistent bytes put without persistent messages put.",
-            fields=("QMSTSPP", "QMSTPBP"),
+            "QMSTPBP",
+            "QMSTSPP",
+            "No persistent bytes put without persistent messages put.",
         ),
-        Check(
+        _zero_without(
             "qmst_nonpersistent_bytes_need_messages",
             "qmst",
-            InSet("QMSTNBP", (0,)),
-            when=(When("QMSTSNP", "==", 0),),
-            source=LAYOUTS_DOC,
-            description="No non-persistent bytes put without non-persistent messages put.",
-            fields=("QMSTSNP", "QMSTNBP"),
+            "QMSTNBP",
+            "QMSTSNP",
+            "No non-persistent bytes put without non-persistent messages put.",
         ),
         Check(
             "qmst_counters_not_negative",
