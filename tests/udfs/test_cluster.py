@@ -73,7 +73,9 @@ def python_without_the_project(folder: Path) -> str:
     """A venv whose site-packages points at this interpreter's (numpy, pyarrow, pyspark, ...) with
     one ``.pth`` line, so the ``.pth`` files there, the project's editable install among them, are
     not processed: ``import mqsmf`` fails unless mqsmf comes from somewhere else."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    # An explicit env: with none, the child execs the process's live environ, which another thread
+    # may be reallocating (setenv) at that moment (EFAULT, "Bad address").
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, env=dict(os.environ))
     site = next((folder / "lib").glob("python3*/site-packages"))
     libs = dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]])
     (site / "mqsmf_test_base.pth").write_text("".join(f"{p}\n" for p in libs))
@@ -106,12 +108,16 @@ def runs(spark, dbt, day, tmp_path_factory):
     of the same day in this process; the cluster is stopped, by pid, before any test looks."""
     work = tmp_path_factory.mktemp("cluster")
     run = SimpleNamespace(work=work, seconds={}, rc={}, logs={}, stopped=[], stopped_thrift=[], error=None)
-    thread = threading.Thread(target=_cluster_run, args=(run, day), name="cluster-run")
-    thread.start()
-    try:
-        local = _embedded_run(spark, dbt, day)
-    finally:
-        thread.join()
+    with pytest.MonkeyPatch.context() as env:
+        # Set before the thread starts: changing the environment while another thread spawns a
+        # process is a race (the cluster run gives its processes environments of their own).
+        env.setenv("MQSMF_SCHEMA", EMBEDDED_SCHEMA)
+        thread = threading.Thread(target=_cluster_run, args=(run, day), name="cluster-run")
+        thread.start()
+        try:
+            local = _embedded_run(spark, dbt, day)
+        finally:
+            thread.join()
     return SimpleNamespace(cluster=run, embedded=local)
 
 
@@ -180,12 +186,11 @@ def _run_steps(run, day: str) -> None:
 
 
 def _embedded_run(spark, dbt, day: str) -> SimpleNamespace:
-    """The same day through the embedded local target (the shared session): load + dbt build."""
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("MQSMF_SCHEMA", EMBEDDED_SCHEMA)
-        t0 = time.perf_counter()
-        result = dbt("build", "--vars", json.dumps({"smf_paths": [day], "raw_schema": f"{EMBEDDED_SCHEMA}_raw"}))
-        seconds = time.perf_counter() - t0
+    """The same day through the embedded local target (the shared session): load + dbt build.
+    ``MQSMF_SCHEMA`` is already set to EMBEDDED_SCHEMA (see ``runs``)."""
+    t0 = time.perf_counter()
+    result = dbt("build", "--vars", json.dumps({"smf_paths": [day], "raw_schema": f"{EMBEDDED_SCHEMA}_raw"}))
+    seconds = time.perf_counter() - t0
     assert result.success, result.exception
     schema = f"{EMBEDDED_SCHEMA}_marts"
     tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
