@@ -1,0 +1,211 @@
+"""Reader of queue depth event messages saved with dmpmqmsg (mqsmf.pcf).
+
+The expectations here are written from IBM's documentation, not from the layout tables: the
+constants (MQCFT_EVENT 7, MQCFH_STRUC_LENGTH 36, MQCMD_PERFM_EVENT 45, MQCFT_STRING 4,
+MQCFT_INTEGER 3, MQCA_Q_MGR_NAME 2015, MQCA_BASE_Q_NAME 2002, MQIA_TIME_SINCE_RESET 35 ...
+MQIA_MSG_DEQ_COUNT 38, MQRC_Q_DEPTH_HIGH 2224, MQRC_Q_DEPTH_LOW 2225, MQRC_Q_FULL 2053) are typed
+as literals and the bytes are packed with struct, so a wrong table entry makes these tests fail.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+
+import pytest
+
+from mqsmf.pcf import read_dump, read_dump_bytes
+from mqsmf.pcf.reader import is_dump_file
+
+# A Queue Depth Low event as z/OS writes it (big-endian integers, EBCDIC CCSID 500 strings),
+# saved unconverted: the hex below was packed by hand from the MQCFH/MQCFST/MQCFIN layouts.
+GOLDEN_ZOS = """\
+* Dumped by dmpmqmsg
+* Qmgr      = QMA1
+* Queue     = SYSTEM.ADMIN.PERFM.EVENT
+
+N
+A VER 2
+A RPT 0
+A MST 8
+A EXP -1
+A FDB 0
+A ENC 785
+A CCS 500
+A FMT MQEVENT
+A PRI 0
+A PER 0
+A MSI C3E2D840D8D4C1F14040404040DD0A11223344556677AA01
+A COI C3E2D840D8D4C1F14040404040DD0A1122334455667700FF
+A BOC 0
+A RTQ
+A RTM QMA1
+A USR
+A ACC 0000000000000000000000000000000000000000000000000000000000000000
+A AIX
+A PAT 7
+A PAN QMA1
+A PTD 20261124
+A PTT 13050734
+A AOX
+A GRP 000000000000000000000000000000000000000000000000
+A MSQ 1
+A OFF 0
+A MSF 0
+A ORL -1
+X 0000000700000024000000010000002D000000010000000100000001000008B1000000060000000400000018000007DF000001F400000004D8D4C1F1000000040000002C
+X 000007D2000001F400000017D7C1E8D4C5D5E3E24BE2C8C1D9C5C44BD9C5D8E4C5E2E300000000030000001000000023000006CE00000003000000100000002400004FC1
+X 0000000300000010000000250000232900000003000000100000002600003DFE
+"""
+
+EXPECTED_ZOS = {
+    "event_qmgr_name": "QMA1",
+    "queue_name": "PAYMENTS.SHARED.REQUEST",
+    "seconds_since_reset": 1742,
+    "high_q_depth": 20417,
+    "msg_enq_count": 9001,
+    "msg_deq_count": 15870,
+    "reason": 2225,
+    "event": "QUEUE_DEPTH_LOW",
+    "command": 45,
+    "cfh_type": 7,
+    "encoding": 785,
+    "coded_char_set_id": 500,
+    "byte_order": "big-endian",
+    "correl_id": "C3E2D840D8D4C1F14040404040DD0A1122334455667700FF",
+    "put_at": dt.datetime(2026, 11, 24, 13, 5, 7, 340000, tzinfo=dt.UTC),
+    "line_number": 5,
+}
+
+
+def _cfst(order: str, pid: int, ccsid: int, s: str, codec: str) -> bytes:
+    b = s.encode(codec)
+    pad = (len(b) + 3) // 4 * 4
+    return struct.pack(order + "5i", 4, 20 + pad, pid, ccsid, len(b)) + b + b"\0" * (pad - len(b))
+
+
+def _cfin(order: str, pid: int, v: int) -> bytes:
+    return struct.pack(order + "4i", 3, 16, pid, v)
+
+
+def hand_built(order: str, ccsid: int, codec: str, reason: int, qm: str, q: str, nums: tuple[int, int, int, int]):
+    """One performance event's message data, packed from IBM's structure descriptions."""
+    tsr, hi, enq, deq = nums
+    return (
+        struct.pack(order + "9i", 7, 36, 1, 45, 1, 1, 1, reason, 6)
+        + _cfst(order, 2015, ccsid, qm, codec)
+        + _cfst(order, 2002, ccsid, q, codec)
+        + _cfin(order, 35, tsr)
+        + _cfin(order, 36, hi)
+        + _cfin(order, 37, enq)
+        + _cfin(order, 38, deq)
+    )
+
+
+def dump(*messages: tuple[dict[str, str], bytes]) -> str:
+    out = ["* test dump", ""]
+    for attrs, data in messages:
+        out.append("N")
+        out += [f"A {k} {v}" for k, v in attrs.items()]
+        out += ["X " + data[i : i + 40].hex().upper() for i in range(0, len(data), 40)]
+    return "\n".join(out) + "\n"
+
+
+def md(enc: int, ccs: int, correl: str = "11" * 24, ptd: str = "20261124", ptt: str = "10000000") -> dict[str, str]:
+    return {"VER": "2", "ENC": str(enc), "CCS": str(ccs), "FMT": "MQEVENT", "COI": correl, "PTD": ptd, "PTT": ptt}
+
+
+def test_golden_zos_message(tmp_path):
+    p = tmp_path / "perfm.dmp"
+    p.write_text(GOLDEN_ZOS)
+    assert is_dump_file(str(p))
+    table, report = read_dump(str(p))
+    assert report.quarantine == [] and report.decoded == 1
+    row = table.to_pylist()[0]
+    for k, v in EXPECTED_ZOS.items():
+        assert row[k] == v, k
+
+
+def test_golden_converted_message_matches_zos_one():
+    """The same event converted for x86 (little-endian, CCSID 819) decodes to the same values."""
+    data = hand_built("<", 819, "latin-1", 2225, "QMA1", "PAYMENTS.SHARED.REQUEST", (1742, 20417, 9001, 15870))
+    table, report = read_dump_bytes(
+        dump((md(546, 819, EXPECTED_ZOS["correl_id"], "20261124", "13050734"), data)).encode(), "x86"
+    )
+    assert report.quarantine == []
+    row = table.to_pylist()[0]
+    assert row["byte_order"] == "little-endian" and row["char_set"].startswith("ASCII")
+    for k in ("event_qmgr_name", "queue_name", "seconds_since_reset", "high_q_depth", "msg_enq_count", "msg_deq_count"):
+        assert row[k] == EXPECTED_ZOS[k]
+    assert row["put_at"] == EXPECTED_ZOS["put_at"]
+
+
+@pytest.mark.parametrize(
+    ("reason", "event"), [(2224, "QUEUE_DEPTH_HIGH"), (2225, "QUEUE_DEPTH_LOW"), (2053, "QUEUE_FULL")]
+)
+def test_reason_codes_name_the_event(reason, event):
+    data = hand_built(">", 37, "cp037", reason, "QM02", "Q.A", (1, 2, 3, 4))
+    table, _ = read_dump_bytes(dump((md(785, 37), data)).encode(), "f")
+    assert table.column("event").to_pylist() == [event]
+
+
+def test_null_event_of_idle_member_reads_as_zero():
+    data = hand_built(">", 500, "cp500", 2224, "QM03", "SQ1", (60, 0, 0, 0))
+    table, _ = read_dump_bytes(dump((md(785, 500), data)).encode(), "f")
+    row = table.to_pylist()[0]
+    assert (row["msg_enq_count"], row["msg_deq_count"], row["high_q_depth"]) == (0, 0, 0)
+
+
+def test_bad_messages_are_quarantined_with_line_and_offset_and_the_rest_loads():
+    good = hand_built(">", 500, "cp500", 2224, "QM01", "Q1", (10, 5, 5, 0))
+    little = hand_built("<", 819, "latin-1", 2224, "QM01", "Q2", (10, 5, 5, 0))
+    text = dump(
+        (md(785, 500), good),
+        (md(785, 500), little),  # says big-endian, is little-endian: StrucLength reads wrong
+        (md(785, 500), good[:-3]),  # truncated: last parameter runs past the data
+        (md(546, 819), little),
+    )
+    text = text.replace("A ENC 546", "A ENC 546\nQ what is this")  # unknown line type in message 4
+    text += "N\nA ENC 785\nA CCS 500\nA FMT MQEVENT\nX 0A0\n"  # odd hex digits
+    text += "N\nA CCS 500\nA FMT MQEVENT\nX " + good.hex() + "\n"  # no Encoding
+    text += "N\n" + "\n".join(f"A {k} {v}" for k, v in md(785, 500).items()) + "\nX " + good.hex() + "\n"
+    data = text.encode()
+    table, report = read_dump_bytes(data, "events.dmp")
+    assert report.messages == 7 and report.decoded == 2
+    assert table.column("queue_name").to_pylist() == ["Q1", "Q1"]
+    reasons = [str(q) for q in report.quarantine]
+    assert len(reasons) == 5
+    for q in report.quarantine:
+        assert str(q).startswith(f"events.dmp: line {q.line} (offset {q.offset})")
+        assert data[q.offset : q.offset + 2] == b"N\n"  # the offset is the message's N line
+        assert data.count(b"\n", 0, q.offset) + 1 == q.line
+        assert q.raw == data[q.offset : q.offset + q.length]
+    assert "StrucLength" in reasons[0]
+    assert "past" in reasons[1] or "StrucLength" in reasons[1]
+    assert "line type 'Q'" in reasons[2]
+    assert "hexadecimal" in reasons[3]
+    assert "ENC" in reasons[4]
+
+
+def test_lines_before_any_message_are_quarantined():
+    good = hand_built(">", 500, "cp500", 2224, "QM01", "Q1", (1, 1, 1, 0))
+    text = "* x\nA ENC 785\n" + dump((md(785, 500), good))
+    table, report = read_dump_bytes(text.encode(), "f")
+    assert table.num_rows == 1
+    assert [(q.line, q.offset) for q in report.quarantine] == [(2, 4)]
+
+
+def test_other_messages_are_skipped_not_quarantined():
+    other_reason = hand_built(">", 500, "cp500", 2226, "QM01", "Q1", (1, 1, 1, 0))  # service interval high
+    not_event = struct.pack(">9i", 2, 36, 1, 13, 1, 1, 0, 0, 0)  # a command response (MQFMT_ADMIN)
+    other_event = struct.pack(">9i", 7, 36, 1, 44, 1, 1, 1, 2035, 0)  # a queue manager event
+    fmt = dict(md(785, 500), FMT="MQADMIN")
+    text = dump((md(785, 500), other_reason), (fmt, not_event), (md(785, 500), other_event))
+    table, report = read_dump_bytes(text.encode(), "f")
+    assert table.num_rows == 0 and report.skipped == 3 and report.quarantine == []
+
+
+def test_smf_dump_is_not_taken_for_a_message_dump(tmp_path):
+    p = tmp_path / "smf.dat"
+    p.write_bytes(b"\x00\x64\x00\x00" + bytes(96))
+    assert not is_dump_file(str(p))
