@@ -192,7 +192,7 @@ def qis1_rows() -> list[dict]:
             for ps in range(3):
                 row = _context(qmgr, k, 5000 + 100 * k + ps, 201)
                 row.update(
-                    structure_length=104, QIS1ID=0xD90F, QIS1LL=104, QIS1EYEC="QIS1", QIS1PSNO=ps, QIS1BPNO=ps,
+                    structure_length=104, QIS1ID=0xC927, QIS1LL=104, QIS1EYEC="QIS1", QIS1PSNO=ps, QIS1BPNO=ps,
                     QIS1TOPG=1000, QIS1UNPG=400, QIS1PPG=300, QIS1NPPG=300,
                 )  # fmt: skip
                 rows.append(row)

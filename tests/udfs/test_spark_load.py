@@ -87,7 +87,7 @@ def test_every_raw_table_exists_with_the_contract_columns(spark, loads):
         assert got == [(f.name, load.spark_type(f.type)) for f in schema], table
     assert load.raw_tables()[load.AUDIT_TABLE].names == [
         "load_id", "loaded_at", "source_file", "file_size", "source_sha256", "framing", "smf_type", "smf_subtype",
-        "records_read", "records_decoded", "records_quarantined", "records_skipped",
+        "records_read", "records_decoded", "records_quarantined", "records_skipped", "records_with_unexpected_id",
     ]  # fmt: skip
     assert load.raw_tables()[load.QUARANTINE_TABLE].names == [
         "load_id", "loaded_at", "source_file", "source_sha256", "offset", "length", "smf_type", "smf_subtype",

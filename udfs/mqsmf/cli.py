@@ -65,12 +65,19 @@ def _inspect(args: argparse.Namespace) -> int:
         print(f"{path}")
         print(f"  size {report.size:,} bytes, sha256 {report.sha256[:16]}...")
         print(f"  framing {report.framing}, {report.segments:,} segments")
-        print("  records by type/subtype (read / decoded / skipped / quarantined):")
+        print("  records by type/subtype (read / decoded / skipped / quarantined / decoded with unexpected id):")
         for key in sorted(set(report.read) | set(report.quarantined), key=lambda k: (k[0] or -1, k[1] or -1)):
             t, s = key
             label = "unframed" if t is None else f"{t}/{s}" if s is not None and s >= 0 else f"{t}"
             print(
-                f"    {label:10s} {report.read[key]:7d} {report.decoded[key]:7d} {report.skipped[key]:7d} {report.quarantined[key]:7d}"
+                f"    {label:10s} {report.read[key]:7d} {report.decoded[key]:7d} {report.skipped[key]:7d} "
+                f"{report.quarantined[key]:7d} {report.unexpected_id[key]:7d}"
+            )
+        if report.unexpected_ids:
+            print(
+                "  warning: structures with an unexpected identifier (decoded: the self-defining section "
+                "and the eyecatcher identify them): "
+                + ", ".join(f"{s} {i} x{n:,}" for (s, i), n in sorted(report.unexpected_ids.items()))
             )
         print("  structures: " + ", ".join(f"{k} {v:,}" for k, v in sorted(report.instances.items())))
         print("  queue managers: " + ", ".join(f"{k} ({v:,} rows)" for k, v in sorted(qmgrs.items())))

@@ -117,6 +117,9 @@ LOADER_TABLE_COLUMNS = {
     "records_decoded": "Records decoded into structure rows. Unit: count.",
     "records_quarantined": "Records set aside as damaged (see smf_quarantine). Unit: count.",
     "records_skipped": "Records skipped: not MQ statistics or accounting (e.g. dump header/trailer). Unit: count.",
+    "records_with_unexpected_id": "Decoded records (counted in records_decoded too) holding a structure whose "
+    "identifier differs from the layout's; the self-defining section and the eyecatcher identified it, so it was "
+    "decoded, with this warning. Unit: count.",
     "offset": "Byte offset in the file where the unusable span starts. Unit: bytes.",
     "length": "Length of the unusable span. Unit: bytes.",
     "reason": "Why the bytes could not be used. Unit: text.",

@@ -177,8 +177,29 @@ class Instances:
     entry_index: np.ndarray
 
 
-def locate(rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray) -> tuple[Instances, dict[int, str]]:
-    """Instances of ``lay`` in the good records, and problems found (record index -> reason)."""
+@dataclass
+class IdWarning:
+    """A structure found where its self-defining section puts it, with its eyecatcher, but with an
+    identifier other than the layout's: decoded, and counted (``FileReport.unexpected_ids``)."""
+
+    record: int  # record index in the batch
+    structure: str
+    found_id: int
+    instances: int
+
+
+def locate(
+    rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray
+) -> tuple[Instances, dict[int, str], list[IdWarning]]:
+    """Instances of ``lay`` in the good records, the problems found (record index -> reason) and
+    the unexpected identifiers.
+
+    A structure is identified as the format and IBM's formatters identify it: by the triplet that
+    locates it and by its eyecatcher. The 2-byte identifier is checked too, but a different one is
+    only a warning (IBM documents eyecatchers, and has published wrong identifiers: QIS1 is X'C927'
+    in real data). A record is quarantined only when a structure cannot be decoded safely: an
+    instance too short to hold its own header, or a wrong eyecatcher (the bytes are not this
+    structure)."""
     recs, starts, avails, entries = [], [], [], []
     for p in lay.placements:
         sel = good & (hd.smf_type == p.smf_type) & (hd.smf_subtype == p.smf_subtype) & (hd.nsda > p.triplet)
@@ -196,24 +217,31 @@ def locate(rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray) -> tupl
         entries.append(j)
     if not recs:
         e = np.zeros(0, dtype=np.int64)
-        return Instances(e, e, e, e), {}
+        return Instances(e, e, e, e), {}, []
     inst = Instances(*(np.concatenate(a) for a in (recs, starts, avails, entries)))
     problems: dict[int, str] = {}
-    if lay.id_value is not None:
+    warnings: list[IdWarning] = []
+    if lay.eyecatcher is not None:
         head = gather(rb, inst.start, inst.avail, 8)
         blank = ~head.any(axis=1)  # all-zero slots (the obsolete 115/2 QPST slot) are not instances
-        ident = (head[:, 0].astype(np.int64) << 8) | head[:, 1]
         eye = head[:, 4:8].copy().view("S4").reshape(-1)
-        want_eye = lay.eyecatcher.encode("cp037")
-        wrong = ~blank & ((ident != lay.id_value) | (eye != want_eye))
-        for k in np.nonzero(wrong)[0]:
+        short = ~blank & (inst.avail < 8)
+        wrong_eye = ~blank & ~short & (eye != lay.eyecatcher_ebcdic)
+        for k in np.nonzero(short | wrong_eye)[0]:
             r = int(inst.record[k])
-            got = bytes(head[k, 4:8]).decode("cp037", "replace")
-            problems.setdefault(
-                r,
-                f"{lay.name} instance {inst.entry_index[k]} at record offset {inst.start[k] - rb.base[r]} has "
-                f"identifier X'{ident[k]:04X}' eyecatcher {got!r} (expected X'{lay.id_value:04X}' {lay.eyecatcher!r})",
-            )
+            where = f"{lay.name} instance {inst.entry_index[k]} at record offset {inst.start[k] - rb.base[r]}"
+            if short[k]:
+                reason = f"{where} is {inst.avail[k]} bytes long, too short for its identifier, length and eyecatcher"
+            else:
+                got = bytes(head[k, 4:8]).decode("cp037", "replace")
+                reason = f"{where} has eyecatcher {got!r} (expected {lay.eyecatcher!r})"
+            problems.setdefault(r, reason)
+        if lay.id_value is not None:
+            ident = (head[:, 0].astype(np.int64) << 8) | head[:, 1]
+            odd = ~blank & ~short & ~wrong_eye & (ident != lay.id_value)
+            if odd.any():
+                pairs, n = np.unique(np.stack([inst.record[odd], ident[odd]], axis=1), axis=0, return_counts=True)
+                warnings = [IdWarning(int(r), lay.name, int(i), int(c)) for (r, i), c in zip(pairs, n, strict=True)]
         inst = _subset(inst, ~blank)
     if lay.entry_start is not None:
         # Header plus fixed entries (QEST): every used entry becomes an instance.
@@ -228,7 +256,7 @@ def locate(rb: RecordBuffer, hd: Headers, lay: Layout, good: np.ndarray) -> tupl
         key = lay.field(lay.entry_key)
         keyb = gather(rb, inst.start + key.offset, np.full(len(inst.start), key.length), key.length)
         inst = _subset(inst, ((keyb != 0) & (keyb != 0x40)).any(axis=1))
-    return inst, problems
+    return inst, problems, warnings
 
 
 def _subset(inst: Instances, mask: np.ndarray) -> Instances:
@@ -411,22 +439,26 @@ CONTEXT_RAW = _CONTEXT_IDENTITY + (
 
 def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[str], mode: str = TYPED):
     """Decode the named structures from the good records. Returns ({name: pa.RecordBatch},
-    {record index: problem}) where problems are structure-level defects of a record.
+    {record index: problem}, [IdWarning]) where problems are structure-level defects of a record
+    and warnings the unexpected identifiers of records that decode.
 
-    Every structure of a record is located and checked (identifier, eyecatcher) whichever ones
-    were asked for, so a record's quarantine never depends on the structures requested."""
+    Every structure of a record is located and checked (eyecatcher, identifier) whichever ones
+    were asked for, so a record's quarantine and warnings never depend on the structures requested."""
     ctx = record_context(rb, hd, mode)
     out: dict[str, pa.RecordBatch] = {}
     problems: dict[int, str] = {}
+    warnings: list[IdWarning] = []
     located = {}
     for lay in layouts().values():
-        inst, probs = locate(rb, hd, lay, good)
+        inst, probs, warns = locate(rb, hd, lay, good)
         problems.update({k: v for k, v in probs.items() if k not in problems})
+        warnings.extend(warns)
         if lay.name in names:
             located[lay.name] = (lay, inst)
     bad = np.zeros(len(rb), dtype=bool)
     if problems:
         bad[list(problems)] = True
+        warnings = [w for w in warnings if not bad[w.record]]
     for name, (lay, inst) in located.items():
         keep = ~bad[inst.record]
         if not keep.all():
@@ -438,7 +470,7 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
         arrays["entry_index"] = pa.array(inst.entry_index, type=pa.int32())
         arrays.update(cols)
         out[name] = pa.RecordBatch.from_pydict(arrays)
-    return out, problems
+    return out, problems, warnings
 
 
 def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
@@ -446,5 +478,5 @@ def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
     empty = np.zeros(0, np.int64)
     rb = RecordBuffer(np.zeros(64, np.uint8), empty, empty, empty, empty, "", 0)
     hd = parse_headers(rb)
-    batches, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
+    batches, _, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
     return batches[layouts()[name].name].schema

@@ -61,6 +61,10 @@ class FileReport:
     decoded: Counter = field(default_factory=Counter)  # records that yielded structures
     skipped: Counter = field(default_factory=Counter)  # not MQ statistics we decode (dump header, ...)
     quarantined: Counter = field(default_factory=Counter)  # (type|None, subtype|None) -> count
+    # Decoded records with a structure whose identifier is not the layout's (a warning, not damage:
+    # the triplet and the eyecatcher identify the structure). Counted per record like the others.
+    unexpected_id: Counter = field(default_factory=Counter)  # (type, subtype) -> records
+    unexpected_ids: Counter = field(default_factory=Counter)  # (structure, "X'....'") -> instances
     instances: Counter = field(default_factory=Counter)  # structure -> rows
     quarantine: list[QuarantineEntry] = field(default_factory=list)
     sha256: str = ""
@@ -199,9 +203,15 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
     problem = list(hd.problem)
     good = np.array([p is None for p in problem], dtype=bool)
     decodable = np.array([(int(t), int(s)) in known for t, s in zip(types, subs, strict=True)], dtype=bool)
-    batches, probs = decode_batch(rb, hd, good & decodable, names, mode)
+    batches, probs, warnings = decode_batch(rb, hd, good & decodable, names, mode)
     for i, reason in probs.items():
         problem[i] = reason
+    warned = set()
+    for w in warnings:
+        report.unexpected_ids[(w.structure, f"X'{w.found_id:04X}'")] += w.instances
+        if w.record not in warned:
+            warned.add(w.record)
+            report.unexpected_id[(int(types[w.record]), int(subs[w.record]))] += 1
     for i in range(len(rb)):
         key = (int(types[i]), int(subs[i]))
         report.read[key] += 1

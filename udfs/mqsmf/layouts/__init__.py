@@ -158,6 +158,10 @@ class Layout:
         """Length of the newest (longest) layout."""
         return max(f.end for f in self.fields)
 
+    @property
+    def eyecatcher_ebcdic(self) -> bytes | None:
+        return self.eyecatcher.encode("cp037") if self.eyecatcher else None
+
     def field(self, name: str) -> Field:
         for f in self.fields:
             if f.name == name:

@@ -9,7 +9,8 @@ Contract (what the dbt models and the quality gate rely on). In schema ``smf_raw
   the row came from);
 - ``smf_load_audit``: one row per load x file x SMF type x subtype: ``load_id, loaded_at,
   source_file, file_size, source_sha256, framing, smf_type, smf_subtype, records_read,
-  records_decoded, records_quarantined, records_skipped``. Framing-level damage (and a file with
+  records_decoded, records_quarantined, records_skipped, records_with_unexpected_id`` (decoded
+  records with a structure whose identifier is not the layout's: a warning). Framing-level damage (and a file with
   no records at all) has NULL type and subtype; records without a subtype have subtype -1. Every
   load adds its rows, also when it re-loads a file;
 - ``smf_quarantine``: ``load_id, loaded_at, source_file, source_sha256, offset, length, smf_type,

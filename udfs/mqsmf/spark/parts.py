@@ -67,6 +67,7 @@ AUDIT_SCHEMA = pa.schema(
         ("records_decoded", pa.int64()),
         ("records_quarantined", pa.int64()),
         ("records_skipped", pa.int64()),
+        ("records_with_unexpected_id", pa.int64()),
     ]
 )
 SOURCE_SHA256 = pa.field("source_sha256", pa.string())
@@ -302,6 +303,7 @@ def audit_table(report: FileReport, part: FilePart) -> pa.Table:
             "records_decoded": [report.decoded[k] for k in keys],
             "records_quarantined": [report.quarantined[k] for k in keys],
             "records_skipped": [report.skipped[k] for k in keys],
+            "records_with_unexpected_id": [report.unexpected_id[k] for k in keys],
         },
         schema=AUDIT_SCHEMA,
     )
