@@ -10,13 +10,14 @@ is converted to Arrow in one vector operation. Fields beyond an instance's own l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import codecs
-from .layouts import Layout, header_layout, layouts
+from .layouts import U64_TYPE, Layout, header_layout, layouts
 
 TYPED, RAW = "typed", "raw"
 MQ_TYPES = (115, 116)
@@ -266,28 +267,50 @@ def _subset(inst: Instances, mask: np.ndarray) -> Instances:
 def decode_fields(lay: Layout, data: np.ndarray, eff_len: np.ndarray, mode: str = TYPED) -> dict[str, pa.Array]:
     """Arrow columns for every field (and named flag bit) of ``lay`` from its structured view."""
     cols: dict[str, pa.Array] = {}
-    flags_by_field: dict[str, list] = {}
-    for fl in lay.flags:
-        flags_by_field.setdefault(fl.field, []).append(fl)
+    flags_by_field = lay.flags_by_field
+    complete = len(eff_len) == 0 or int(eff_len.min()) >= lay.size  # no field absent anywhere
     for f in lay.data_fields:
-        present = eff_len >= f.end
-        mask = None if present.all() else ~present
+        if complete:
+            present, mask = True, None
+        else:
+            present = eff_len >= f.end
+            mask = None if present.all() else ~present
         v = data[f.column]
         cols[f.column] = _to_arrow(f, v, mask, mode)
         for fl in flags_by_field.get(f.name, ()):
             bit = (v.astype(np.uint64) & np.uint64(fl.mask)) != 0
-            ok = present & (eff_len >= fl.min_length)
+            ok = np.asarray(present & (eff_len >= fl.min_length))
             cols[fl.name] = pa.array(bit, type=pa.bool_(), mask=None if ok.all() else ~ok)
     return cols
+
+
+def _arrow(values: np.ndarray, type_: pa.DataType, mask=None) -> pa.Array:
+    """A native numpy array as Arrow ``type_``. pyarrow converts an array of its natural type several
+    times faster than one it must cast, so callers convert in numpy to the target width and
+    timestamps are int64 re-labelled (the same bits)."""
+    arr = pa.array(values, mask=mask)
+    return arr if arr.type == type_ else arr.view(type_)
+
+
+def _u64_decimal(v: np.ndarray, mask) -> pa.Array:
+    """Unsigned 64-bit values as decimal(20,0), built directly: a decimal128 is a 16-byte
+    little-endian integer, here the value and a zero high half (a cast costs far more)."""
+    words = np.zeros((len(v), 2), dtype="<u8")
+    words[:, 0] = v
+    validity = None if mask is None else pa.array(~mask, type=pa.bool_()).buffers()[1]
+    return pa.Array.from_buffers(U64_TYPE, len(v), [validity, pa.py_buffer(words)])
 
 
 def _to_arrow(f, v: np.ndarray, mask, mode: str) -> pa.Array:
     kind = f.kind
     if kind == "int":
-        return pa.array(v.astype(v.dtype.newbyteorder("=")), type=f.arrow_type if mode == TYPED else None, mask=mask)
+        if mode == TYPED:
+            return _arrow(v.astype(f.typed_numpy), f.arrow_type, mask)
+        return pa.array(v.astype(v.dtype.newbyteorder("=")), mask=mask)
     if kind == "u64":
-        u = pa.array(v.astype(np.uint64), type=pa.uint64(), mask=mask)
-        return u.cast(f.arrow_type) if mode == TYPED else u
+        if mode == TYPED:
+            return _u64_decimal(v.astype(np.uint64), mask)
+        return pa.array(v.astype(np.uint64), type=pa.uint64(), mask=mask)
     if kind == "char":
         arr = codecs.ebcdic_to_str(v)
         return _apply_mask(arr, mask)
@@ -299,9 +322,9 @@ def _to_arrow(f, v: np.ndarray, mask, mode: str) -> pa.Array:
         us, valid = codecs.stck_to_unix_us(v)
         if mask is not None:
             valid &= ~mask
-        return pa.array(us, type=f.arrow_type, mask=None if valid.all() else ~valid)
+        return _arrow(us, f.arrow_type, None if valid.all() else ~valid)
     if kind == "tod_duration":
-        return pa.array(codecs.tod_duration_us(v), type=pa.int64(), mask=mask)
+        return _arrow(codecs.tod_duration_us(v), pa.int64(), mask)
     raise ValueError(f"{f.name}: cannot decode type {f.type}")
 
 
@@ -384,12 +407,12 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
     ctx.update(
         {
             "mq_version": pa.array(_mq_version(smf_rel.to_pylist()), type=pa.string()),
-            "smf_time_local": pa.array(local_us, type=ts_local, mask=~date_ok),
-            "smf_time": pa.array(local_us - offset_min.astype(np.int64) * 60_000_000, type=ts_utc, mask=~offset_ok),
+            "smf_time_local": _arrow(local_us, ts_local, ~date_ok),
+            "smf_time": _arrow(local_us - offset_min.astype(np.int64) * 60_000_000, ts_utc, ~offset_ok),
             "utc_offset_minutes": pa.array(offset_min, type=pa.int32(), mask=~offset_ok),
-            "record_stck": pa.array(stck_us, type=ts_utc, mask=~stck_ok),
-            "interval_start_local": pa.array(start_local_us, type=ts_local, mask=~start_ok),
-            "interval_start": pa.array(start_utc, type=ts_utc, mask=~with_utc),
+            "record_stck": _arrow(stck_us, ts_utc, ~stck_ok),
+            "interval_start_local": _arrow(start_local_us, ts_local, ~start_ok),
+            "interval_start": _arrow(start_utc, ts_utc, ~with_utc),
             "interval_end": pa.array(
                 start_utc + np.where(dur_ok, dur_us, 0).astype(np.int64), type=ts_utc, mask=~(with_utc & dur_ok)
             ),
@@ -445,6 +468,7 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
     Every structure of a record is located and checked (eyecatcher, identifier) whichever ones
     were asked for, so a record's quarantine and warnings never depend on the structures requested."""
     ctx = record_context(rb, hd, mode)
+    ctx_batch = pa.RecordBatch.from_pydict({k: ctx[k] for k in (CONTEXT_TYPED if mode == TYPED else CONTEXT_RAW)})
     out: dict[str, pa.RecordBatch] = {}
     problems: dict[int, str] = {}
     warnings: list[IdWarning] = []
@@ -463,9 +487,12 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
         keep = ~bad[inst.record]
         if not keep.all():
             inst = _subset(inst, keep)
+        if not len(inst.record) and len(rb):
+            out[name] = _empty_batch(name, mode)
+            continue
         cols, length = structure_columns(rb, lay, inst, mode)
-        take = pa.array(inst.record)
-        arrays = {k: ctx[k].take(take) for k in (CONTEXT_TYPED if mode == TYPED else CONTEXT_RAW)}
+        context = ctx_batch.take(pa.array(inst.record))
+        arrays = dict(zip(context.schema.names, context.columns, strict=True))
         arrays["structure_length"] = pa.array(length, type=pa.int32())
         arrays["entry_index"] = pa.array(inst.entry_index, type=pa.int32())
         arrays.update(cols)
@@ -473,10 +500,17 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
     return out, problems, warnings
 
 
-def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
-    """The schema of a structure's batches, derived from its layout alone (no data needed)."""
+@cache
+def _empty_batch(name: str, mode: str) -> pa.RecordBatch:
+    """A structure's batch with no rows, decoded once from an empty buffer (so its schema is exactly
+    what decoding produces) and reused for every batch that has no instance of the structure."""
     empty = np.zeros(0, np.int64)
     rb = RecordBuffer(np.zeros(64, np.uint8), empty, empty, empty, empty, "", 0)
     hd = parse_headers(rb)
-    batches, _, _ = decode_batch(rb, hd, np.zeros(0, bool), [layouts()[name].name], mode)
-    return batches[layouts()[name].name].schema
+    batches, _, _ = decode_batch(rb, hd, np.zeros(0, bool), [name], mode)
+    return batches[name]
+
+
+def arrow_schema(name: str, mode: str = TYPED) -> pa.Schema:
+    """The schema of a structure's batches, derived from its layout alone (no data needed)."""
+    return _empty_batch(layouts()[name].name, mode).schema

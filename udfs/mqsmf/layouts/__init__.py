@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 
 import numpy as np
@@ -83,7 +83,7 @@ class Field:
     def dtype(self) -> str | None:
         return _STORAGE[self.type][1]
 
-    @property
+    @cached_property
     def column(self) -> str:
         return column_name(self.name)
 
@@ -91,7 +91,7 @@ class Field:
     def end(self) -> int:
         return self.offset + self.length
 
-    @property
+    @cached_property
     def arrow_type(self) -> pa.DataType:
         """Type of the field in typed (analyst-facing) batches."""
         kind = self.kind
@@ -108,6 +108,11 @@ class Field:
         if kind == "tod_duration":
             return pa.int64()
         raise ValueError(f"{self.name}: no Arrow type for {self.type}")
+
+    @cached_property
+    def typed_numpy(self) -> np.dtype:
+        """Native numpy dtype of the typed Arrow column (integers: the widened signed type)."""
+        return np.dtype(self.arrow_type.to_pandas_dtype())
 
     @property
     def unit(self) -> str:
@@ -148,28 +153,45 @@ class Layout:
     natural_key: tuple[str, ...] = ()
     flags: tuple[Flag, ...] = field(default=())
 
-    @property
+    # Layouts are immutable, so what is derived from them is computed once (a small file's read
+    # would otherwise spend most of its time re-deriving names, dtypes and schemas).
+    @cached_property
     def data_fields(self) -> tuple[Field, ...]:
         """Fields that become columns (reserved space is not)."""
         return tuple(f for f in self.fields if f.kind != "reserved")
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Length of the newest (longest) layout."""
         return max(f.end for f in self.fields)
+
+    @cached_property
+    def flags_by_field(self) -> dict[str, tuple[Flag, ...]]:
+        out: dict[str, list[Flag]] = {}
+        for fl in self.flags:
+            out.setdefault(fl.field, []).append(fl)
+        return {k: tuple(v) for k, v in out.items()}
+
+    @cached_property
+    def _fields_by_name(self) -> dict[str, Field]:
+        return {f.name: f for f in self.fields}
 
     @property
     def eyecatcher_ebcdic(self) -> bytes | None:
         return self.eyecatcher.encode("cp037") if self.eyecatcher else None
 
     def field(self, name: str) -> Field:
-        for f in self.fields:
-            if f.name == name:
-                return f
-        raise KeyError(f"{self.name} has no field {name}")
+        try:
+            return self._fields_by_name[name]
+        except KeyError:
+            raise KeyError(f"{self.name} has no field {name}") from None
 
     def numpy_dtype(self) -> np.dtype:
         """Big-endian structured dtype with explicit offsets, one entry per fixed-width field."""
+        return self._numpy_dtype
+
+    @cached_property
+    def _numpy_dtype(self) -> np.dtype:
         names, formats, offsets = [], [], []
         for f in self.fields:
             if f.kind == "reserved":
@@ -241,6 +263,7 @@ def layout(name: str) -> Layout:
         raise KeyError(f"unknown structure {name!r}; known: {', '.join(sorted(layouts()))}") from None
 
 
+@cache
 def placements() -> dict[tuple[int, int], list[tuple[int, Layout]]]:
     """(smf_type, subtype) -> [(triplet index, layout)]."""
     out: dict[tuple[int, int], list[tuple[int, Layout]]] = {}
