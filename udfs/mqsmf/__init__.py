@@ -6,7 +6,7 @@ Spark layer and ``pyspark_mqsmf`` registers the ``mqsmf`` data source.
 
 from .decode import RAW, TYPED, arrow_schema
 from .layouts import layout, layouts
-from .reader import FileReport, QuarantineEntry, iter_file, quarantine_table, read_file
+from .reader import FileReport, QuarantineEntry, iter_bytes, iter_file, quarantine_table, read_bytes, read_file
 
 __all__ = [
     "RAW",
@@ -14,10 +14,12 @@ __all__ = [
     "FileReport",
     "QuarantineEntry",
     "arrow_schema",
+    "iter_bytes",
     "iter_file",
     "layout",
     "layouts",
     "quarantine_table",
+    "read_bytes",
     "read_file",
 ]
 __version__ = "0.1.0"

@@ -150,20 +150,52 @@ class _Builder:
         )
 
 
-def _resync_rdw(b, start: int, n: int) -> int:
-    """Next position >= start where a chain of well-formed RDW records begins (or n)."""
-    arr = np.frombuffer(b, dtype=np.uint8, count=n) if not isinstance(b, np.ndarray) else b[:n]
+def _as_array(b, n: int) -> np.ndarray:
+    return np.frombuffer(b, dtype=np.uint8, count=n) if not isinstance(b, np.ndarray) else b[:n]
+
+
+def _candidates(b, start: int, stop: int, n: int, span: int, test):
+    """Positions q in [start, stop) that pass ``test(window, q0)``, a vectorized necessary condition
+    over bytes ``window[k : k + span]`` for q = q0 + k, in file order and a window at a time. Only
+    these need the exact (scalar) check, so resynchronising over damaged data costs numpy time, not
+    a Python call per byte."""
+    arr = _as_array(b, n)
     p = start
     window = 1 << 20
-    while p < n - 4:
-        hi = min(n - 4, p + window)
-        seg = arr[p + 2 : hi + 2]
-        cand = np.nonzero((seg <= 1) & (arr[p + 3 : hi + 3] == 0))[0] + p
-        for q in cand:
-            q = int(q)
-            if _chain_ok(b, q, n):
-                return q
+    while p < stop:
+        hi = min(stop, p + window)
+        chunk = arr[p : min(n, hi + span)]
+        if len(chunk) < span:
+            return
+        count = min(hi - p, len(chunk) - span + 1)
+        for k in np.nonzero(test(chunk, count))[0]:
+            yield p + int(k)
         p = hi
+
+
+def _packed_date_maybe(c: np.ndarray, at: int, count: int) -> np.ndarray:
+    """Necessary part of the packed-date test for dates at ``c[at + k]`` (k < count)."""
+    sign = c[at + 3 : at + 3 + count] & 0xF
+    return (c[at : at + count] <= 1) & ((sign == 0xC) | (sign == 0xF))
+
+
+def _rdw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
+    """Necessary for a complete or first segment's RDW at each position: what _rdw_ok demands."""
+    length = (c[:count].astype(np.int32) << 8) | c[1 : 1 + count]
+    return (
+        (c[2 : 2 + count] <= 1)
+        & (c[3 : 3 + count] == 0)
+        & (length >= 14)
+        & (length <= MAX_SEGMENT)
+        & _packed_date_maybe(c, 10, count)
+    )
+
+
+def _resync_rdw(b, start: int, n: int) -> int:
+    """Next position >= start where a chain of well-formed RDW records begins (or n)."""
+    for q in _candidates(b, start, n - 4, n, 14, _rdw_start_maybe):
+        if _chain_ok(b, q, n):
+            return q
     return n
 
 
@@ -183,6 +215,8 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
     p = 0
     while p < n:
         if n - p < 4:
+            # A spanned record still open ends here, so its span and the stray bytes do not overlap.
+            out.drop_open(p, "file ends inside a spanned record (truncated)")
             out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for an RDW)")
             break
         length = _u16(b, p)
@@ -241,6 +275,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
     p = 0
     while p < n:
         if n - p < 8:
+            out.drop_open(p, "file ends inside a spanned record (truncated)")
             out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for a block)")
             break
         blen = _u16(b, p)
@@ -262,8 +297,11 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
             s += _u16(b, s)
         if s >= end:
             if end_note:  # the file ends at a segment boundary inside the block
-                out.drop_open(s, "spanned record cut short by truncation")
-                out.bad(p, 4, end_note)
+                if out.open is not None and out.open[0] < p:  # its span already holds this BDW
+                    out.drop_open(s, f"spanned record cut short by truncation ({end_note})")
+                else:
+                    out.drop_open(s, "spanned record cut short by truncation")
+                    out.bad(p, 4, end_note)
             p = end
             continue
         # A segment does not fit: the block (or its BDW length) is damaged. Resynchronise from
@@ -298,9 +336,24 @@ def _bdw_ok(b, p: int, n: int) -> bool:
     return s == p + blen
 
 
+def _bdw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
+    """Necessary for a BDW at each position: what _bdw_ok demands of it and of its first RDW."""
+    blen = (c[:count].astype(np.int32) << 8) | c[1 : 1 + count]
+    rlen = (c[4 : 4 + count].astype(np.int32) << 8) | c[5 : 5 + count]
+    return (
+        (c[:count] < 0x80)
+        & (blen >= 8)
+        & (c[2 : 2 + count] == 0)
+        & (c[3 : 3 + count] == 0)
+        & (rlen >= 5)
+        & (c[6 : 6 + count] <= 3)
+        & (c[7 : 7 + count] == 0)
+    )
+
+
 def _resync_bdw(b, start: int, n: int) -> int:
-    for q in range(start, n - 8):
-        if b[q + 2] == 0 and b[q + 3] == 0 and _bdw_ok(b, q, n):
+    for q in _candidates(b, start, n - 8, n, 8, _bdw_start_maybe):
+        if _bdw_ok(b, q, n):
             return q
     return n
 
@@ -369,9 +422,14 @@ def _nordw_truncated(b, p: int, n: int) -> bool:
     return not length and (reason.startswith(("truncated", "record too short")) or "stray" in reason)
 
 
+def _nordw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
+    rtype = c[1 : 1 + count]
+    return ((rtype == 2) | (rtype == 3) | (rtype == 115) | (rtype == 116)) & _packed_date_maybe(c, 6, count)
+
+
 def _resync_nordw(b, start: int, n: int) -> int:
-    for q in range(start, n - 14):
-        if b[q + 1] in (2, 3, 115, 116) and _plausible_record_start(b, q, n, rdw=False):
+    for q in _candidates(b, start, n - 14, n, 14, _nordw_start_maybe):
+        if _plausible_record_start(b, q, n, rdw=False):
             length, _ = _nordw_length(b, q, n)
             if length and (q + length == n or _nordw_length(b, q + length, n)[0] or _nordw_truncated(b, q + length, n)):
                 return q

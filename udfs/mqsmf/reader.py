@@ -157,20 +157,9 @@ def iter_file(
     list and counts); it never ends the iteration early."""
     names = _structure_names(structures)
     source = source_name or path
-    report = report if report is not None else FileReport(source)
     data, fh = _open(path)
     try:
-        report.size = len(data)
-        report.sha256 = _digest(data)
-        if not len(data):
-            return
-        fr = frame(data, framing)
-        report.framing, report.segments = fr.framing, fr.segments
-        for q in fr.quarantine:
-            raw = bytes(data[q.offset : q.offset + q.length])
-            report.quarantine.append(QuarantineEntry(source, q.offset, q.length, q.reason, raw))
-            report.quarantined[(None, None)] += 1
-        yield from decode_framed(fr, data, source, names, mode, report, batch_bytes)
+        yield from iter_bytes(data, source, names, framing, mode, report, batch_bytes)
     finally:
         if fh is not None:
             data.close()
@@ -252,6 +241,48 @@ def _structure_names(structures: Iterable[str] | None) -> list[str]:
             raise KeyError(f"unknown structure {s!r}; known: {', '.join(sorted(layouts()))}")
         names.append(s)
     return names
+
+
+def iter_bytes(
+    data: bytes,
+    source_name: str = "<bytes>",
+    structures: Iterable[str] | None = None,
+    framing: str = "auto",
+    mode: str = TYPED,
+    report: FileReport | None = None,
+    batch_bytes: int = DEFAULT_BATCH_BYTES,
+) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """:func:`iter_file` for a dump already in memory (bytes, or a mapped file; ``source_name``
+    stands for the file). Damage is recorded in ``report``; it never ends the iteration early."""
+    names = _structure_names(structures)
+    report = report if report is not None else FileReport(source_name)
+    report.size = len(data)
+    report.sha256 = _digest(data)
+    if not len(data):
+        return
+    fr = frame(data, framing)
+    report.framing, report.segments = fr.framing, fr.segments
+    for q in fr.quarantine:
+        report.quarantine.append(
+            QuarantineEntry(source_name, q.offset, q.length, q.reason, bytes(data[q.offset : q.offset + q.length]))
+        )
+        report.quarantined[(None, None)] += 1
+    yield from decode_framed(fr, data, source_name, names, mode, report, batch_bytes)
+
+
+def read_bytes(
+    data: bytes,
+    source_name: str = "<bytes>",
+    structures: Iterable[str] | None = None,
+    framing: str = "auto",
+    mode: str = TYPED,
+):
+    """:func:`read_file` for a dump already in memory: ({structure: pa.Table}, FileReport)."""
+    report = FileReport(source_name)
+    parts: dict[str, list[pa.RecordBatch]] = {}
+    for name, batch in iter_bytes(data, source_name, structures, framing, mode, report):
+        parts.setdefault(name, []).append(batch)
+    return {k: pa.Table.from_batches(v) for k, v in parts.items()}, report
 
 
 def read_file(path: str, structures: Iterable[str] | None = None, framing: str = "auto", mode: str = TYPED):
