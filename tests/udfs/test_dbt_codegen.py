@@ -4,6 +4,7 @@ unit and test must follow from the layouts. No Spark needed."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -117,13 +118,13 @@ def test_alias_conventions_are_enforced():
     lay = layouts()["QQST"]
     stck = lay.field("QQSTLPUT")
     with pytest.raises(ValueError, match="must end in _at"):
-        dbt_codegen.check_alias(lay, type(stck)(**{**stck.__dict__, "alias": "last_put_time"}))
+        dbt_codegen.check_alias(lay, dataclasses.replace(stck, alias="last_put_time"))
     duration = layouts()["QEST"].field("QESTSSTC")
     with pytest.raises(ValueError, match="must end in _us"):
-        dbt_codegen.check_alias(layouts()["QEST"], type(duration)(**{**duration.__dict__, "alias": "request_time"}))
+        dbt_codegen.check_alias(layouts()["QEST"], dataclasses.replace(duration, alias="request_time"))
     count = lay.field("QQSTPUTS")
     with pytest.raises(ValueError, match="not snake_case"):
-        dbt_codegen.check_alias(lay, type(count)(**{**count.__dict__, "alias": ""}))
+        dbt_codegen.check_alias(lay, dataclasses.replace(count, alias=""))
 
 
 def test_every_staging_key_is_tested_unique():
