@@ -1,13 +1,15 @@
 {#- on-run-start hook (dbt_project.yml): land the SMF dumps named by var('smf_paths') in the raw
-    tables, and make sure every raw table exists even when there is nothing to load.
+    tables. As the hook (only_when_paths=true) it does nothing at all when smf_paths is empty, so a
+    scheduler that loads once (mqsmf load) and then runs dbt several times does not load again;
+    `dbt run-operation load_smf_files` also makes sure every raw table exists when nothing is loaded.
     The statements come from the mqsmf data source (structure '_load_sql'), which writes them with
     mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. -#}
-{% macro load_smf_files() %}
-    {%- if execute -%}
-        {%- set paths = var('smf_paths', []) -%}
-        {%- if paths is string -%}
-            {%- set paths = [paths] if paths else [] -%}
-        {%- endif -%}
+{% macro load_smf_files(only_when_paths=false) %}
+    {%- set paths = var('smf_paths', []) -%}
+    {%- if paths is string -%}
+        {%- set paths = [paths] if paths else [] -%}
+    {%- endif -%}
+    {%- if execute and (paths or not only_when_paths) -%}
         {%- set plan_view = 'mqsmf_load_plan' -%}
         {%- set plan_options = {
             'structure': '_load_sql',

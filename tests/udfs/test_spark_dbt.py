@@ -43,3 +43,21 @@ def test_without_paths_every_raw_table_exists_and_is_empty(spark, dbt):
     assert result.success, result.exception
     assert _tables(spark, raw) == set(load.raw_tables())
     assert all(spark.table(f"{raw}.{t}").count() == 0 for t in load.raw_tables())
+
+
+def test_the_hook_does_nothing_without_paths(spark, dbt):
+    """A dbt invocation after `mqsmf load` (no smf_paths) must not load, query the data source or
+    create raw tables: the load runs once per scheduled run, not once per dbt command."""
+    raw = "test_dbt_hook_idle_raw"
+    spark.sql(f"DROP DATABASE IF EXISTS {raw} CASCADE")
+    result = dbt("seed", "--select", "site_config_queue_managers", "--vars", json.dumps({"raw_schema": raw}))
+    assert result.success, result.exception
+    assert raw not in {r[0] for r in spark.sql("SHOW DATABASES").collect()}
+    # ... and with paths the same hook loads them
+    path = str(sample("TEST116"))
+    result = dbt(
+        "seed", "--select", "site_config_queue_managers", "--vars", json.dumps({"raw_schema": raw, "smf_paths": [path]})
+    )
+    assert result.success, result.exception
+    tables, _ = read_file(path)
+    assert spark.table(f"{raw}.qmac").count() == tables["QMAC"].num_rows

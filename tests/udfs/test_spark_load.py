@@ -68,7 +68,8 @@ def loads(spark, files):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         args = [files["whole"], files["second"], files["damaged"], "--split-mb", "0.2"]
-        assert main(["load", *args, "--raw-schema", RAW, "--no-progress"]) == 0
+        # exit status 1: the damaged file's records are quarantined (again) by this load
+        assert main(["load", *args, "--raw-schema", RAW, "--no-progress"]) == 1
     audit = spark.table(f"{RAW}.smf_load_audit")
     (second,) = {r.load_id for r in audit.select("load_id").collect()} - {first.load_id}
     return first, load.summarize(spark, RAW, second), out.getvalue()

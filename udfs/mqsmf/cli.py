@@ -1,13 +1,139 @@
 """``mqsmf`` command line. Each subcommand lives in the module that owns the feature; this file
-only wires them up, importing heavy modules (Spark, GX) lazily."""
+wires them up (importing heavy modules, Spark and GX, only when a command runs), owns the options
+every command has (``--quiet``, ``--verbose``) and the exit-status contract:
+
+- 0: done, nothing wrong with the data;
+- 1: done, but the data has problems: quarantined spans, failed data-quality checks, failed dbt
+  models or tests;
+- 2: not done: usage or input error (unknown option or structure, missing, empty or non-SMF file,
+  a file without IBM MQ records, a project or warehouse that cannot be used), one line on stderr.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import logging
+import os
 import sys
+import time
+import traceback
 from collections import Counter
+from pathlib import Path
 
 from .framing import FRAMINGS, FramingError
+
+EXIT_OK = 0
+EXIT_DATA = 1
+EXIT_USAGE = 2
+
+EXIT_STATUS_HELP = (
+    "exit status: 0 ok; 1 data problems (quarantined spans, failed checks, failed dbt models or tests); "
+    "2 usage or input error (one line on stderr)"
+)
+MQ_SMF_TYPES = (115, 116)
+
+
+class InputError(Exception):
+    """A problem with what the user gave us: one line on stderr, exit status 2."""
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("mqsmf")
+    except Exception:  # not installed as a distribution (e.g. run from a source tree)
+        from . import __version__
+
+        return __version__
+
+
+# -- output helpers shared by the commands --------------------------------------------------------
+
+
+def emit_json(args: argparse.Namespace, payload) -> None:
+    """Write a command's machine-readable summary (``--json``) on the real standard output; the
+    human-readable lines went to stderr (or nowhere with ``--quiet``)."""
+    out = getattr(args, "_json_stream", None) or sys.stdout
+    json.dump(payload, out, indent=2, default=str)
+    out.write("\n")
+    out.flush()
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress on stderr: with --progress, or by default when stderr is a terminal (never with
+    --quiet or --no-progress)."""
+    if getattr(args, "quiet", False) or getattr(args, "no_progress", False):
+        return False
+    return bool(getattr(args, "progress", False)) or sys.stderr.isatty()
+
+
+class ByteProgress:
+    """A one-line progress display on stderr for reading a file: percent, MB and MB/s."""
+
+    def __init__(self, label: str, total: int, enabled: bool) -> None:
+        self.label, self.total, self.enabled = label, max(total, 1), enabled
+        self.t0 = self.last = time.perf_counter()
+
+    def __call__(self, done: int) -> None:
+        now = time.perf_counter()
+        if not self.enabled or (now - self.last < 0.2 and done < self.total):
+            return
+        self.last = now
+        rate = done / max(now - self.t0, 1e-9) / 1e6
+        sys.stderr.write(
+            f"\r{self.label}: {100 * done / self.total:5.1f}% {done / 1e6:,.1f}/{self.total / 1e6:,.1f} MB "
+            f"{rate:,.1f} MB/s"
+        )
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def check_input_file(path: str) -> int:
+    """The size of an SMF dump the user named, or InputError (missing, a folder, empty)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{path}: no such file")
+    if p.is_dir():
+        raise InputError(f"{path}: is a folder, not an SMF dump")
+    size = p.stat().st_size
+    if size == 0:
+        raise InputError(f"{path}: empty file (0 bytes), not an SMF dump")
+    return size
+
+
+def no_mq_records(path: str, report) -> str | None:
+    """The error for a file whose records are all of other SMF types (or subtypes mqsmf does not
+    decode), or None. A file whose MQ records were damaged is a data problem, not this."""
+    if sum(report.decoded.values()) or sum(report.quarantined.values()) or report.quarantine:
+        return None
+    found = Counter()
+    for (t, s), n in report.read.items():
+        found[f"{t}" if s is None or s < 0 else f"{t}/{s}"] += n
+    listing = ", ".join(f"{k} x {v:,}" for k, v in sorted(found.items())) or "none"
+    return f"{path}: no IBM MQ statistics records (SMF {'/'.join(map(str, MQ_SMF_TYPES))}) that mqsmf decodes; records found: {listing}"
+
+
+def check_structures(structures: list[str] | None) -> list[str] | None:
+    if not structures:
+        return None
+    from .layouts import layouts
+
+    known = sorted(layouts())
+    names = [s.upper() for s in structures]
+    unknown = [s for s in names if s not in known]
+    if unknown:
+        raise InputError(f"unknown structure {unknown[0]!r}; known: {', '.join(known)}")
+    return names
+
+
+# -- decode ---------------------------------------------------------------------------------------
 
 
 def _decode(args: argparse.Namespace) -> int:
@@ -15,18 +141,25 @@ def _decode(args: argparse.Namespace) -> int:
     from .output import TableSink
     from .reader import FileReport, iter_file
 
+    structures = check_structures(args.structure)
+    sizes = {path: check_input_file(path) for path in args.files}  # every file, before writing any
     mode = RAW if args.format == "jsonl" else TYPED
     sink = TableSink(args.out, args.format)
     quarantined = 0
     try:
         for path in args.files:
             report = FileReport(path)
+            bar = ByteProgress(f"decode {path}", sizes[path], show_progress(args))
             try:
-                for name, batch in iter_file(path, args.structure, args.framing, mode, report=report):
+                for name, batch in iter_file(path, structures, args.framing, mode, report=report, progress=bar):
                     sink.add(name, batch)
-            except (OSError, FramingError) as e:
-                print(f"mqsmf: {path}: {e}", file=sys.stderr)
-                return 2
+            except FramingError as e:
+                raise InputError(f"{path}: not an SMF dump: {e}") from e
+            finally:
+                bar.close()
+            problem = no_mq_records(path, report)
+            if problem:
+                raise InputError(problem)
             for q in report.quarantine:
                 print(f"quarantined: {q}", file=sys.stderr)
             quarantined += len(report.quarantine)
@@ -36,81 +169,239 @@ def _decode(args: argparse.Namespace) -> int:
         print(f"{name:8s} {n:9d} rows -> {sink.path(name)}")
     if quarantined:
         print(f"{quarantined} quarantined spans (see messages above)", file=sys.stderr)
-    return 0
+        return EXIT_DATA
+    return EXIT_OK
 
 
-def _inspect(args: argparse.Namespace) -> int:
+# -- inspect --------------------------------------------------------------------------------------
+
+
+def _label(t, s) -> str:
+    return "unframed" if t is None else f"{t}/{s}" if s is not None and s >= 0 else f"{t}"
+
+
+def inspect_file(path: str, framing: str = "auto", progress: bool = False) -> dict:
+    """What ``mqsmf inspect`` says about one file, as a dict (also its ``--json`` form)."""
     from .decode import TYPED
     from .reader import FileReport, iter_file
 
-    rc = 0
+    size = check_input_file(path)
+    report = FileReport(path)
+    qmgrs, versions, systems = Counter(), Counter(), Counter()
+    first = last = None
+    bar = ByteProgress(f"inspect {path}", size, progress)
+    try:
+        for _name, batch in iter_file(path, None, framing, TYPED, report=report, progress=bar):
+            cols = batch.to_pydict()
+            qmgrs.update(cols["qmgr"])
+            versions.update(v for v in cols["mq_version"] if v)
+            systems.update(cols["system_id"])
+            times = [t for t in cols["smf_time"] if t is not None]
+            if times:
+                first = min([first, *times]) if first else min(times)
+                last = max([last, *times]) if last else max(times)
+    except FramingError as e:
+        raise InputError(f"{path}: not an SMF dump: {e}") from e
+    finally:
+        bar.close()
+    problem = no_mq_records(path, report)
+    if problem:
+        raise InputError(problem)
+    keys = sorted(set(report.read) | set(report.quarantined), key=lambda k: (k[0] or -1, k[1] or -1))
+    return {
+        "path": path,
+        "size": report.size,
+        "sha256": report.sha256,
+        "framing": report.framing,
+        "segments": report.segments,
+        "records": [
+            {
+                "smf_type": t,
+                "smf_subtype": s,
+                "label": _label(t, s),
+                "read": report.read[(t, s)],
+                "decoded": report.decoded[(t, s)],
+                "skipped": report.skipped[(t, s)],
+                "quarantined": report.quarantined[(t, s)],
+                "unexpected_id": report.unexpected_id[(t, s)],
+            }
+            for t, s in keys
+        ],
+        # structures decoded although their identifier is not the layout's (a warning, not damage)
+        "unexpected_ids": [
+            {"structure": st, "id": i, "instances": n} for (st, i), n in sorted(report.unexpected_ids.items())
+        ],
+        "structures": dict(sorted(report.instances.items())),
+        "queue_managers": dict(sorted(qmgrs.items())),
+        "systems": sorted(systems),
+        "mq_versions": sorted(versions),
+        "first_smf_time": first.isoformat() if first else None,
+        "last_smf_time": last.isoformat() if last else None,
+        "quarantine": {
+            "spans": len(report.quarantine),
+            "bytes": sum(q.length for q in report.quarantine),
+            "entries": [{"offset": q.offset, "length": q.length, "reason": q.reason} for q in report.quarantine],
+        },
+    }
+
+
+def _print_inspection(info: dict) -> None:
+    print(info["path"])
+    print(f"  size {info['size']:,} bytes, sha256 {info['sha256'][:16]}...")
+    print(f"  framing {info['framing']}, {info['segments']:,} segments")
+    print("  records by type/subtype (read / decoded / skipped / quarantined / decoded with unexpected id):")
+    for r in info["records"]:
+        print(
+            f"    {r['label']:10s} {r['read']:7d} {r['decoded']:7d} {r['skipped']:7d} {r['quarantined']:7d} "
+            f"{r['unexpected_id']:7d}"
+        )
+    if info["unexpected_ids"]:
+        print(
+            "  warning: structures with an unexpected identifier (decoded: the self-defining section "
+            "and the eyecatcher identify them): "
+            + ", ".join(f"{u['structure']} {u['id']} x{u['instances']:,}" for u in info["unexpected_ids"])
+        )
+    print("  structures: " + ", ".join(f"{k} {v:,}" for k, v in info["structures"].items()))
+    print("  queue managers: " + ", ".join(f"{k} ({v:,} rows)" for k, v in info["queue_managers"].items()))
+    print("  systems: " + ", ".join(info["systems"]))
+    print("  MQ versions: " + (", ".join(info["mq_versions"]) or "-"))
+    print(f"  time range (UTC): {info['first_smf_time']} .. {info['last_smf_time']}")
+    q = info["quarantine"]
+    print(f"  quarantine: {q['spans']} spans, {q['bytes']:,} bytes")
+    for e in q["entries"][:20]:
+        print(f"    offset {e['offset']}: {e['length']} bytes: {e['reason']}")
+    if q["spans"] > 20:
+        print(f"    ... {q['spans'] - 20} more")
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    rc, files = EXIT_OK, []
     for path in args.files:
-        report = FileReport(path)
-        qmgrs, versions, systems = Counter(), Counter(), Counter()
-        first = last = None
         try:
-            for _name, batch in iter_file(path, None, args.framing, TYPED, report=report):
-                cols = batch.to_pydict()
-                qmgrs.update(cols["qmgr"])
-                versions.update(v for v in cols["mq_version"] if v)
-                systems.update(cols["system_id"])
-                times = [t for t in cols["smf_time"] if t is not None]
-                if times:
-                    first = min([first, *times]) if first else min(times)
-                    last = max([last, *times]) if last else max(times)
-        except (OSError, FramingError) as e:
-            print(f"mqsmf: {path}: {e}", file=sys.stderr)
-            rc = 2
+            info = inspect_file(path, args.framing, show_progress(args))
+        except InputError as e:  # say so, go on with the next file
+            print(f"mqsmf inspect: {e}", file=sys.stderr)
+            files.append({"path": path, "error": str(e)})
+            rc = EXIT_USAGE
             continue
-        print(f"{path}")
-        print(f"  size {report.size:,} bytes, sha256 {report.sha256[:16]}...")
-        print(f"  framing {report.framing}, {report.segments:,} segments")
-        print("  records by type/subtype (read / decoded / skipped / quarantined / decoded with unexpected id):")
-        for key in sorted(set(report.read) | set(report.quarantined), key=lambda k: (k[0] or -1, k[1] or -1)):
-            t, s = key
-            label = "unframed" if t is None else f"{t}/{s}" if s is not None and s >= 0 else f"{t}"
-            print(
-                f"    {label:10s} {report.read[key]:7d} {report.decoded[key]:7d} {report.skipped[key]:7d} "
-                f"{report.quarantined[key]:7d} {report.unexpected_id[key]:7d}"
-            )
-        if report.unexpected_ids:
-            print(
-                "  warning: structures with an unexpected identifier (decoded: the self-defining section "
-                "and the eyecatcher identify them): "
-                + ", ".join(f"{s} {i} x{n:,}" for (s, i), n in sorted(report.unexpected_ids.items()))
-            )
-        print("  structures: " + ", ".join(f"{k} {v:,}" for k, v in sorted(report.instances.items())))
-        print("  queue managers: " + ", ".join(f"{k} ({v:,} rows)" for k, v in sorted(qmgrs.items())))
-        print("  systems: " + ", ".join(sorted(systems)))
-        print("  MQ versions: " + (", ".join(sorted(versions)) or "-"))
-        print(f"  time range (UTC): {first} .. {last}")
-        print(f"  quarantine: {len(report.quarantine)} spans, {sum(q.length for q in report.quarantine):,} bytes")
-        for q in report.quarantine[:20]:
-            print(f"    offset {q.offset}: {q.length} bytes: {q.reason}")
-        if len(report.quarantine) > 20:
-            print(f"    ... {len(report.quarantine) - 20} more")
+        _print_inspection(info)
+        files.append(info)
+        if info["quarantine"]["spans"] and rc == EXIT_OK:
+            rc = EXIT_DATA
+    if args.json_summary:
+        emit_json(args, {"files": files, "exit_status": rc})
     return rc
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="mqsmf", description="IBM MQ for z/OS SMF 115/116 tools")
-    sub = p.add_subparsers(dest="command", required=True)
+# -- the parser -----------------------------------------------------------------------------------
 
-    d = sub.add_parser("decode", help="decode SMF dumps into JSON lines, CSV or parquet (one file per structure)")
-    d.add_argument("files", nargs="+", metavar="FILE")
-    d.add_argument("--structure", action="append", help="only this structure (repeatable), e.g. QPST")
-    d.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    pass
+
+
+def _add_common(parser: argparse.ArgumentParser, top: bool) -> None:
+    """--quiet and --verbose, accepted before the command and after it (default: leave as set)."""
+    default = {} if top else {"default": argparse.SUPPRESS}
+    taken = parser._option_string_actions
+    if "--quiet" not in taken:
+        flags = ("-q", "--quiet") if "-q" not in taken else ("--quiet",)
+        parser.add_argument(*flags, action="store_true", help="print only errors (and --json output)", **default)
+    if "--verbose" not in taken:
+        flags = ("-v", "--verbose") if "-v" not in taken else ("--verbose",)
+        parser.add_argument(
+            *flags, action="store_true", help="more detail: INFO logging, tracebacks of errors", **default
+        )
+
+
+def _subparsers(parser: argparse.ArgumentParser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # aliases map to the same parser
+                yield sub
+                yield from _subparsers(sub)
+
+
+def _add_json_flag(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--json",
+        dest="json_summary",
+        action="store_true",
+        help=f"print {what} as JSON on stdout (the human-readable lines go to stderr)",
+    )
+
+
+def _add_progress_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress on stderr even when it is not a terminal (default: only on a terminal)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="mqsmf",
+        description="IBM MQ for z/OS SMF 115/116 tools: decode and inspect dumps, load them into a Spark "
+        "warehouse, build the dbt marts, run the data-quality gate, write the report.",
+        epilog=EXIT_STATUS_HELP + ". 'mqsmf COMMAND --help' describes a command.",
+        formatter_class=_Formatter,
+    )
+    p.add_argument("--version", action="version", version=f"%(prog)s {version()}", help="print the version and exit")
+    _add_common(p, top=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    d = sub.add_parser(
+        "decode",
+        help="decode SMF dumps into JSON lines, CSV or parquet (one file per structure)",
+        description="Decode SMF 115/116 dumps into one output file per structure (QMST, QQST, ...) in --out. "
+        "Damaged spans are quarantined (listed on stderr) and the rest is decoded.",
+        epilog=EXIT_STATUS_HELP + "; 1 here means some spans were quarantined.",
+    )
+    d.add_argument("files", nargs="+", metavar="FILE", help="SMF dump file (RDW, BDW or no descriptor words)")
+    d.add_argument(
+        "--structure",
+        action="append",
+        metavar="NAME",
+        help="only this structure (repeatable), e.g. QPST; default: every structure",
+    )
+    d.add_argument(
+        "--format",
+        choices=("jsonl", "csv", "parquet"),
+        default="jsonl",
+        help="output format: jsonl (raw field values), csv or parquet (typed columns); default jsonl",
+    )
     d.add_argument("--out", default="mqsmf-out", help="output folder (default: mqsmf-out)")
-    d.add_argument("--framing", choices=("auto", *FRAMINGS), default="auto")
+    d.add_argument(
+        "--framing",
+        choices=("auto", *FRAMINGS),
+        default="auto",
+        help="how records are delimited in the file (default auto: detected from its first bytes)",
+    )
+    _add_progress_flag(d)
     d.set_defaults(func=_decode)
 
-    i = sub.add_parser("inspect", help="summarise an SMF dump: framing, record counts, structures, quarantine")
-    i.add_argument("files", nargs="+", metavar="FILE")
-    i.add_argument("--framing", choices=("auto", *FRAMINGS), default="auto")
+    i = sub.add_parser(
+        "inspect",
+        help="summarise an SMF dump: framing, record counts, structures, quarantine",
+        description="Read SMF dumps and summarise each: size and checksum, framing, records by SMF type and "
+        "subtype (read, decoded, skipped, quarantined), structures, queue managers, systems, MQ versions, "
+        "time range and the quarantined spans.",
+        epilog=EXIT_STATUS_HELP + "; 1 here means some spans were quarantined.",
+    )
+    i.add_argument("files", nargs="+", metavar="FILE", help="SMF dump file (RDW, BDW or no descriptor words)")
+    i.add_argument(
+        "--framing",
+        choices=("auto", *FRAMINGS),
+        default="auto",
+        help="how records are delimited in the file (default auto: detected from its first bytes)",
+    )
+    _add_progress_flag(i)
+    _add_json_flag(i, "the summary of every file")
     i.set_defaults(func=_inspect)
 
-    # Feature modules add their own subcommands (generate, load, check, report, run).
-    for module in ("generate", "spark.cli", "quality.cli", "report.cli", "pipeline"):
+    # Feature modules add their own subcommands (init, generate, load, check, report, run).
+    for module in ("project", "generate", "spark.cli", "quality.cli", "report.cli", "pipeline"):
         try:
             mod = __import__(f"mqsmf.{module}", fromlist=["add_subcommand"])
         except ModuleNotFoundError as e:
@@ -119,12 +410,60 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         if hasattr(mod, "add_subcommand"):
             mod.add_subcommand(sub)
+    for parser in _subparsers(p):
+        _add_common(parser, top=False)
+        if parser.epilog is None:
+            parser.epilog = EXIT_STATUS_HELP + "."
     return p
 
 
+# -- running a command ----------------------------------------------------------------------------
+
+
+def _configure_logging(quiet: bool, verbose: bool) -> None:
+    level = logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger().setLevel(level)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help/--version (0) or a usage error (2, message printed)
+        return int(e.code or 0)
+    quiet, verbose = bool(getattr(args, "quiet", False)), bool(getattr(args, "verbose", False))
+    _configure_logging(quiet, verbose)
+    name = f"mqsmf {args.command}"
+    # --json: the JSON alone on stdout; everything else a command prints goes to stderr.
+    # --quiet: everything a command prints on stdout goes nowhere (errors still on stderr).
+    args._json_stream = sys.stdout
+    redirect = None
+    if quiet:
+        redirect = open(os.devnull, "w")  # noqa: SIM115 - closed below
+    elif getattr(args, "json_summary", False):
+        redirect = sys.stderr
+    try:
+        with contextlib.redirect_stdout(redirect) if redirect is not None else contextlib.nullcontext():
+            return args.func(args)
+    except InputError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # one line, not a traceback (unless --verbose)
+        if verbose:
+            traceback.print_exc()
+        hint = "" if verbose else " (--verbose shows the traceback)"
+        print(
+            f"{name}: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}{hint}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    finally:
+        if quiet and redirect is not None:
+            redirect.close()
 
 
 if __name__ == "__main__":

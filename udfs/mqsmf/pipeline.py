@@ -5,14 +5,14 @@ injected) under ``target/input``. Then load the dumps into the raw tables, ``dbt
 project in the same process (dbt-spark ``method: session`` reuses the SparkSession), run the
 data-quality gate on the raw tables and the marts, write the HTML report (``mqsmf report``), and
 print a summary: rows per mart, the top advisories and the report's path. Exit status: 0 all
-passed, 1 ``dbt build`` or the gate failed or the report could not be written.
+passed, 1 ``dbt build`` or the gate failed or the report could not be written, 2 a path is missing
+or not an SMF dump (nothing is run then).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -21,17 +21,26 @@ DEMO_INJECTIONS = ("BP04", "LOG01", "CF01", "Q03")
 
 
 def add_subcommand(subparsers) -> None:
+    from .cli import _add_json_flag
+    from .framing import FRAMINGS
+
     p = subparsers.add_parser(
         "run",
         help="main job: (generate a QSG day when no files are given) -> load -> dbt build -> gate -> summary",
         description=__doc__.split("\n\n")[1],
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="SMF dumps, folders or globs (default: generate a day)")
-    p.add_argument("--framing", choices=("auto", "rdw", "bdw", "nordw"), default="auto")
+    p.add_argument(
+        "--framing",
+        choices=("auto", *FRAMINGS),
+        default="auto",
+        help="how records are delimited in the files (default auto: detected per file)",
+    )
     p.add_argument("--seed", type=int, default=2026, help="seed of the generated day (default 2026)")
     p.add_argument("--queues", type=int, default=150, help="queues per queue manager in the generated day")
     p.add_argument("--intervals", type=int, default=48, help="intervals in the generated day (default 48 x 30 min)")
     p.add_argument("--project-dir", help="the dbt project (default: found from the current folder)")
+    _add_json_flag(p, "the run's summary (load, dbt, gate, marts, top advisories, report)")
     p.set_defaults(func=run)
 
 
@@ -64,13 +73,25 @@ def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> 
 
 
 def run(args: argparse.Namespace) -> int:
+    from .cli import InputError, emit_json
     from .spark.session import local_session, resolve_project_dir
 
-    project = resolve_project_dir(args.project_dir)
+    try:
+        project = resolve_project_dir(args.project_dir)
+    except FileNotFoundError as e:
+        raise InputError(str(e).removeprefix("mqsmf: ")) from e
     started = time.perf_counter()
     paths = list(args.paths)
     dbt_vars: dict = {}
-    if not paths:
+    if paths:  # every input checked before anything runs
+        from .spark.cli import check_smf_files
+        from .spark.parts import expand_paths
+
+        try:
+            check_smf_files(expand_paths(paths), args.framing)
+        except FileNotFoundError as e:
+            raise InputError(str(e).removeprefix("mqsmf: ")) from e
+    else:
         from .generate import buffer_pool_roles
 
         t0 = _step("generate: no SMF files given, generating a queue-sharing-group day")
@@ -81,10 +102,12 @@ def run(args: argparse.Namespace) -> int:
         _done(t0)
 
     t0 = _step("load: SMF dumps -> raw tables")
+    from .cli import show_progress
     from .spark.load import load_files
 
     spark = local_session(str(project))
-    print(load_files(spark, paths, framing=args.framing, progress=sys.stderr.isatty()))
+    loaded = load_files(spark, paths, framing=args.framing, progress=show_progress(args))
+    print(loaded)
     _done(t0)
 
     t0 = _step("dbt build")
@@ -112,14 +135,32 @@ def run(args: argparse.Namespace) -> int:
     # -- end report
 
     _step("summary")
-    print_summary(spark)
+    marts = mart_summary(spark)
+    print_summary(marts)
+    seconds = time.perf_counter() - started
     print(
         f"\nmain job: dbt build {'passed' if ok else 'FAILED'}, gate {'passed' if gate_rc == 0 else 'FAILED'}, "
-        f"{time.perf_counter() - started:,.0f} s in all"
+        f"{seconds:,.0f} s in all"
     )
     if report:
         print(f"report: {report}")
-    return 0 if ok and gate_rc == 0 and report else 1
+    rc = 0 if ok and gate_rc == 0 and report else 1
+    if args.json_summary:
+        from dataclasses import asdict
+
+        emit_json(
+            args,
+            {
+                "exit_status": rc,
+                "load": asdict(loaded),
+                "dbt_build_passed": ok,
+                "gate_exit_status": gate_rc,
+                "report": str(report) if report else None,
+                **marts,
+                "seconds": round(seconds, 1),
+            },
+        )
+    return rc
 
 
 def dbt_build(project: Path, dbt_vars: dict | None = None) -> bool:
@@ -138,30 +179,43 @@ def _marts_schema(spark) -> str | None:
     return marts[0] if marts else None
 
 
-def print_summary(spark) -> None:
+def mart_summary(spark) -> dict:
+    """Rows per mart and the top advisories (worst severity first, then most intervals)."""
     schema = _marts_schema(spark)
+    if schema is None:
+        return {"marts_schema": None, "mart_rows": {}, "top_advisories": []}
+    tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
+    rows = {t: spark.table(f"{schema}.{t}").count() for t in tables}
+    top = []
+    if "fct_mp16_advisories" in tables:
+        top = [
+            r.asDict()
+            for r in spark.sql(
+                f"""
+                select severity, rule_id, qmgr_name, object_type, object_name, count(*) as intervals,
+                       max(observed_value) as worst_observed
+                from {schema}.fct_mp16_advisories
+                group by severity, rule_id, qmgr_name, object_type, object_name
+                order by case severity when 'critical' then 0 when 'warning' then 1 else 2 end, intervals desc
+                limit 10
+                """
+            ).collect()
+        ]
+    return {"marts_schema": schema, "mart_rows": rows, "top_advisories": top}
+
+
+def print_summary(summary: dict) -> None:
+    schema = summary["marts_schema"]
     if schema is None:
         print("   no marts schema found")
         return
-    tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
     print(f"   rows per mart ({schema}):")
-    for t in tables:
-        n = spark.table(f"{schema}.{t}").count()
+    for t, n in summary["mart_rows"].items():
         print(f"     {t:40s} {n:12,d}")
-    if "fct_mp16_advisories" in tables:
-        top = spark.sql(
-            f"""
-            select severity, rule_id, qmgr_name, object_type, object_name, count(*) as intervals,
-                   max(observed_value) as worst_observed
-            from {schema}.fct_mp16_advisories
-            group by severity, rule_id, qmgr_name, object_type, object_name
-            order by case severity when 'critical' then 0 when 'warning' then 1 else 2 end, intervals desc
-            limit 10
-            """
-        ).collect()
+    if summary["top_advisories"]:
         print("   top advisories:")
-        for r in top:
+        for r in summary["top_advisories"]:
             print(
-                f"     {r.severity:9s} {r.rule_id:6s} {r.qmgr_name or '':5s} {r.object_type}:{r.object_name} "
-                f"in {r.intervals} intervals (worst {r.worst_observed})"
+                f"     {r['severity']:9s} {r['rule_id']:6s} {r['qmgr_name'] or '':5s} {r['object_type']}:{r['object_name']} "
+                f"in {r['intervals']} intervals (worst {r['worst_observed']})"
             )

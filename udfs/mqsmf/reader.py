@@ -7,7 +7,7 @@ import hashlib
 import mmap
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -152,14 +152,16 @@ def iter_file(
     batch_bytes: int = DEFAULT_BATCH_BYTES,
     report: FileReport | None = None,
     source_name: str | None = None,
+    progress: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Yield (structure, RecordBatch) for one file. Damage is recorded in ``report`` (quarantine
-    list and counts); it never ends the iteration early."""
+    list and counts); it never ends the iteration early. ``progress``, if given, is called with the
+    number of file bytes read so far after each batch (``report.size`` is the total)."""
     names = _structure_names(structures)
     source = source_name or path
     data, fh = _open(path)
     try:
-        yield from iter_bytes(data, source, names, framing, mode, report, batch_bytes)
+        yield from iter_bytes(data, source, names, framing, mode, report, batch_bytes, progress)
     finally:
         if fh is not None:
             data.close()
@@ -174,13 +176,16 @@ def decode_framed(
     mode: str,
     report: FileReport,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Decode already-framed records of ``data`` (the whole file, or the mapped file a byte range
-    was framed in) batch by batch, counting into ``report``."""
+    was framed in) batch by batch, counting into ``report``; ``progress(bytes read)`` after each."""
     batches = _batches(fr, data, source, batch_bytes)
     try:
         for rb, _ in batches:
             yield from _decode_records(rb, names, mode, report, data)
+            if progress is not None and len(rb):
+                progress(int(rb.file_end.max()))
     finally:
         batches.close()  # drops the batch's view of ``data`` before the caller closes it
 
@@ -251,9 +256,11 @@ def iter_bytes(
     mode: str = TYPED,
     report: FileReport | None = None,
     batch_bytes: int = DEFAULT_BATCH_BYTES,
+    progress: Callable[[int], None] | None = None,
 ) -> Iterator[tuple[str, pa.RecordBatch]]:
     """:func:`iter_file` for a dump already in memory (bytes, or a mapped file; ``source_name``
-    stands for the file). Damage is recorded in ``report``; it never ends the iteration early."""
+    stands for the file). Damage is recorded in ``report``; it never ends the iteration early.
+    ``progress(bytes read)`` after each batch."""
     names = _structure_names(structures)
     report = report if report is not None else FileReport(source_name)
     report.size = len(data)
@@ -267,7 +274,7 @@ def iter_bytes(
             QuarantineEntry(source_name, q.offset, q.length, q.reason, bytes(data[q.offset : q.offset + q.length]))
         )
         report.quarantined[(None, None)] += 1
-    yield from decode_framed(fr, data, source_name, names, mode, report, batch_bytes)
+    yield from decode_framed(fr, data, source_name, names, mode, report, batch_bytes, progress)
 
 
 def read_bytes(

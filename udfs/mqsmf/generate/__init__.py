@@ -78,7 +78,12 @@ def add_subcommand(subparsers) -> None:
         "file damage. Writes FILE and FILE.manifest.json.",
     )
     g.add_argument("--out", required=True, metavar="FILE", help="dump file to write")
-    g.add_argument("--seed", type=int, default=ScenarioConfig.seed)
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=ScenarioConfig.seed,
+        help=f"scenario seed: same seed, same file (default {ScenarioConfig.seed})",
+    )
     g.add_argument("--preset", choices=sorted(PRESETS), help="large-day: 10 qmgrs x 2,000 queues x 48 intervals")
     g.add_argument("--qmgrs", type=int, help=f"queue managers (default {ScenarioConfig.qmgrs})")
     g.add_argument("--lpars", type=int, help=f"LPARs they run on (default {ScenarioConfig.lpars})")
@@ -111,7 +116,12 @@ def add_subcommand(subparsers) -> None:
         help=f"write records that break an invariant: {', '.join(SUPPORTED_CHECKS)}",
     )
     g.add_argument("--corrupt", action="append", metavar="KIND,...", help=f"damage the file: {', '.join(CORRUPTIONS)}")
-    g.add_argument("--framing", choices=("rdw", "bdw", "nordw"), default="rdw")
+    g.add_argument(
+        "--framing",
+        choices=("rdw", "bdw", "nordw"),
+        default="rdw",
+        help="descriptor words of the written file: rdw (VBS as dumped), bdw (with block words), nordw (none)",
+    )
     g.add_argument("--block-size", type=int, default=32760, help="VBS block size (RDW segmentation and BDW blocks)")
     g.set_defaults(func=_generate)
 

@@ -26,20 +26,31 @@ def add_subcommand(subparsers) -> None:
 
 
 def _add_load(subparsers) -> None:
+    from ..cli import EXIT_STATUS_HELP, _add_json_flag
+
     p = subparsers.add_parser(
         "load",
         help="load SMF dumps into the warehouse's raw tables (Spark), idempotently",
         description="Decode SMF dumps (files, folders, globs) into the raw tables: one per structure, plus "
-        "smf_load_audit and smf_quarantine. Rows already present (same natural key) are not added again.",
+        "smf_load_audit and smf_quarantine. Rows already present (same natural key) are not added again. "
+        "Every file is checked first (exists, not empty, starts with SMF records); nothing is loaded when one "
+        "is not an SMF dump.",
+        epilog=EXIT_STATUS_HELP + "; 1 here means the load quarantined spans (see smf_quarantine); 2 also when "
+        "a file holds no IBM MQ records or the warehouse's metastore is in use by another Spark process.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="SMF dump file, folder or glob")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="SMF dump file, folder (every file below it) or glob")
     p.add_argument(
         "--target",
         choices=("local", "cluster"),
         default=os.environ.get("MQSMF_TARGET", "local"),
         help="dbt target whose warehouse receives the data (default: $MQSMF_TARGET or local)",
     )
-    p.add_argument("--framing", choices=("auto", *FRAMINGS), default="auto")
+    p.add_argument(
+        "--framing",
+        choices=("auto", *FRAMINGS),
+        default="auto",
+        help="how records are delimited in the files (default auto: detected per file)",
+    )
     p.add_argument("--raw-schema", default="smf_raw", help="schema of the raw tables (dbt var raw_schema)")
     p.add_argument("--project-dir", help="the dbt project (default: $MQSMF_PROJECT_DIR, or found from here)")
     p.add_argument(
@@ -48,11 +59,18 @@ def _add_load(subparsers) -> None:
         default=64,
         help="read RDW files larger than this many MiB as several partitions (default 64; 0: never)",
     )
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the progress bar on stderr even when it is not a terminal (default: only on a terminal)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_json_flag(p, "the load's summary")
     p.set_defaults(func=_load)
 
 
 def _load(args: argparse.Namespace) -> int:
+    from ..cli import EXIT_USAGE, InputError
     from .session import resolve_project_dir
 
     try:
@@ -61,18 +79,58 @@ def _load(args: argparse.Namespace) -> int:
             return _load_through_dbt(args, root)
         return _load_local(args, root)
     except FileNotFoundError as e:
-        print(e, file=sys.stderr)
-        return 2
+        raise InputError(str(e).removeprefix("mqsmf: ")) from e
+    except _MetastoreInUse as e:
+        print(f"mqsmf load: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+class _MetastoreInUse(Exception):
+    pass
+
+
+HEAD_BYTES = 1 << 20  # enough for the first records of any dump: what framing detection looks at
+
+
+def check_smf_files(paths: list[str], framing: str) -> None:
+    """Every file is an SMF dump as far as its first bytes tell (cheap, before Spark starts):
+    exists, not empty, and, with --framing auto, starts with well-formed SMF records."""
+    from ..cli import InputError, check_input_file
+    from ..framing import FramingError, detect_framing
+
+    for path in paths:
+        check_input_file(path)
+        if framing != "auto":
+            continue
+        with open(path, "rb") as f:
+            head = f.read(HEAD_BYTES)
+        try:
+            detect_framing(head)
+        except FramingError as e:
+            raise InputError(f"{path}: not an SMF dump: {e}") from e
+
+
+def files_without_mq_records(spark, raw_schema: str, load_id: str) -> list[str]:
+    """Files of a load that held records but none that mqsmf decodes or quarantined (smf_load_audit)."""
+    from .load import AUDIT_TABLE
+
+    rows = spark.sql(
+        f"SELECT source_file, sum(records_read) AS r, sum(records_decoded) AS d, sum(records_quarantined) AS q "
+        f"FROM `{raw_schema}`.`{AUDIT_TABLE}` WHERE load_id = '{load_id}' GROUP BY source_file"
+    ).collect()
+    return sorted(r.source_file for r in rows if not (r.d or 0) and not (r.q or 0))
 
 
 def _load_local(args: argparse.Namespace, root) -> int:
     from pyspark.sql import SparkSession
 
+    from ..cli import EXIT_DATA, EXIT_OK, EXIT_USAGE, emit_json, show_progress
     from .load import load_files
     from .parts import expand_paths
     from .session import local_session, warehouse_dir
 
-    expand_paths(args.paths)  # a missing path fails here, before Spark starts
+    files = expand_paths(args.paths)  # a missing path fails here, before Spark starts
+    check_smf_files(files, args.framing)
     ours = SparkSession.getActiveSession() is None  # stop only a session this command started
     spark = local_session(root)
     try:
@@ -81,24 +139,45 @@ def _load_local(args: argparse.Namespace, root) -> int:
             args.paths,
             args.framing,
             args.raw_schema,
-            progress=not args.no_progress,
+            progress=show_progress(args),
             split_bytes=int(args.split_mb * (1 << 20)),
         )
+        no_mq = files_without_mq_records(spark, args.raw_schema, summary.load_id) if summary.files else []
     except Exception as e:
         if "Another instance of Derby" in str(e) or "XSDB6" in str(e):
-            print(
-                f"mqsmf: the metastore in {warehouse_dir(root)} is in use by another Spark process "
-                "(embedded Derby allows one at a time): wait for it, or set MQSMF_WAREHOUSE_DIR",
-                file=sys.stderr,
-            )
-            return 3
+            raise _MetastoreInUse(
+                f"the metastore in {warehouse_dir(root)} is in use by another Spark process "
+                "(embedded Derby allows one at a time): wait for it, or set MQSMF_WAREHOUSE_DIR"
+            ) from e
         raise
     finally:
         if ours:
             spark.stop()
     print(summary)
     print(f"warehouse: {warehouse_dir(root)}")
-    return 0
+    rc = EXIT_OK
+    if summary.records_quarantined or summary.quarantine_rows_inserted:
+        print(
+            f"mqsmf load: {summary.records_quarantined:,} records quarantined (smf_quarantine, load {summary.load_id})",
+            file=sys.stderr,
+        )
+        rc = EXIT_DATA
+    for path in no_mq:
+        print(f"mqsmf load: {path}: no IBM MQ statistics records (SMF 115/116) that mqsmf decodes", file=sys.stderr)
+        rc = EXIT_USAGE
+    if args.json_summary:
+        from dataclasses import asdict
+
+        emit_json(
+            args,
+            {
+                **asdict(summary),
+                "warehouse": str(warehouse_dir(root)),
+                "files_without_mq_records": no_mq,
+                "exit_status": rc,
+            },
+        )
+    return rc
 
 
 def _load_through_dbt(args: argparse.Namespace, root) -> int:
@@ -108,6 +187,8 @@ def _load_through_dbt(args: argparse.Namespace, root) -> int:
     dbt_vars = {"smf_paths": paths, "smf_framing": args.framing, "raw_schema": args.raw_schema}
     if args.split_mb != 64:
         print("mqsmf: --split-mb applies to --target local only; the cluster load uses the default", file=sys.stderr)
+    if args.json_summary:
+        print("mqsmf: --json applies to --target local only", file=sys.stderr)
     result = dbtRunner().invoke(
         [
             "run-operation",

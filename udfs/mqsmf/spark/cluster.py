@@ -574,7 +574,11 @@ def add_subcommand(subparsers) -> None:
         "127.0.0.1, all from the installed PySpark, with the mqsmf package shipped as a zip (--py-files). "
         "State (ports, pids, logs, warehouse, metastore) is in --state-dir.",
     )
-    p.add_argument("action", choices=("start", "stop", "status", "env"))
+    p.add_argument(
+        "action",
+        choices=("start", "stop", "status", "env"),
+        help="start the cluster, stop it, print its processes' status, or print the shell exports of its environment",
+    )
     p.add_argument("--state-dir", default=DEFAULT_STATE_DIR, help=f"the cluster's folder (default {DEFAULT_STATE_DIR})")
     p.add_argument("--workers", type=int, default=2, help="workers to start (default 2, one core each)")
     p.add_argument("--worker-memory", default="1g", help="memory each worker offers (default 1g)")

@@ -1,0 +1,232 @@
+"""The ``mqsmf`` command as a user runs it (a subprocess of the installed console script): help,
+--version, --quiet/--verbose, --json, progress, and the exit-status contract (0 ok, 1 data problems,
+2 usage or input errors, with one line on stderr and no traceback). The expectations come from the
+generator's manifest and from files built here, not from the reader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+from mqsmf.cli import build_parser
+
+MQSMF = str(Path(sys.executable).with_name("mqsmf"))
+OWNED_ELSEWHERE = {"check"}  # `mqsmf check`'s options and exit contract are tested with the gate
+
+
+def mqsmf(*args: str, cwd: str | os.PathLike | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [MQSMF, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def one_line_error(done: subprocess.CompletedProcess, *words: str) -> None:
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    work = tmp_path_factory.mktemp("cli")
+    day, damaged = work / "day.dat", work / "damaged.dat"
+    common = ["--qmgrs", "2", "--queues", "6", "--intervals", "2"]
+    assert mqsmf("generate", "--out", str(day), *common).returncode == 0
+    assert mqsmf("generate", "--out", str(damaged), *common, "--corrupt", "badrdw").returncode == 0
+    (work / "empty.dat").write_bytes(b"")
+    (work / "text.dat").write_text("SMF? no: a text file that happens to end in .dat\n" * 40)
+    # The same records, every one re-typed as SMF type 30 (job accounting): well framed, no MQ data.
+    data = bytearray(day.read_bytes())
+    p = 0
+    while p < len(data):
+        length = int.from_bytes(data[p : p + 2], "big")
+        if data[p + 2] in (0, 1):  # a whole record or its first segment: the SMF header is here
+            data[p + 5] = 30
+        p += length
+    (work / "not_mq.dat").write_bytes(bytes(data))
+    return work
+
+
+def test_version_is_the_installed_distributions():
+    done = mqsmf("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"mqsmf {version('mqsmf')}"
+
+
+def _commands(parser: argparse.ArgumentParser, path=("mqsmf",)):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {c.dest: c.help for c in action._choices_actions}
+            for name, sub in action.choices.items():
+                yield (*path, name), helps.get(name), sub
+
+
+def test_every_command_and_option_has_help_and_states_the_exit_contract():
+    parser = build_parser()
+    commands = list(_commands(parser))
+    assert {c[0][1] for c in commands} >= {"decode", "inspect", "init", "generate", "load", "run", "report"}
+    missing = []
+    for path, help_text, sub in commands:
+        if path[1] in OWNED_ELSEWHERE:
+            continue
+        if not help_text or not sub.description:
+            missing.append(" ".join(path))
+        if "exit status: 0" not in (sub.epilog or ""):
+            missing.append(" ".join(path) + " (exit status)")
+        for action in sub._actions:
+            if not isinstance(action, argparse._HelpAction) and action.help in (None, "", argparse.SUPPRESS):
+                missing.append(f"{' '.join(path)} {'/'.join(action.option_strings) or action.dest}")
+    assert not missing, missing
+    done = mqsmf("--help")
+    assert done.returncode == 0 and "exit status: 0 ok; 1 data problems" in " ".join(done.stdout.split())
+
+
+def test_inspect_json_matches_the_generators_manifest(files):
+    manifest = json.loads((files / "day.dat.manifest.json").read_text())
+    done = mqsmf("inspect", "--json", str(files / "day.dat"))
+    assert done.returncode == 0, done.stderr
+    (info,) = json.loads(done.stdout)["files"]  # stdout holds the JSON alone
+    assert info["size"] == manifest["file"]["size"] and info["sha256"] == manifest["file"]["sha256"]
+    assert info["framing"] == manifest["file"]["framing"] and info["segments"] == manifest["file"]["segments"]
+    assert {r["label"]: r["read"] for r in info["records"]} == manifest["file"]["records_by_type"]
+    assert {k: n for k, n in info["structures"].items() if n} == manifest["counts"]["instances"]
+    assert info["quarantine"]["spans"] == 0
+    assert sorted(info["queue_managers"]) == sorted(q["name"] for q in manifest["qmgrs"])
+    assert str(files / "day.dat") in done.stderr  # the human-readable summary went to stderr
+
+
+def test_quarantine_is_exit_status_1_for_inspect_and_decode(files, tmp_path):
+    manifest = json.loads((files / "damaged.dat.manifest.json").read_text())
+    assert manifest["corruptions"]
+    done = mqsmf("inspect", "--json", str(files / "damaged.dat"))
+    assert done.returncode == 1, done.stderr
+    (info,) = json.loads(done.stdout)["files"]
+    assert info["quarantine"]["spans"] >= 1
+    offsets = [c["offset"] for c in manifest["corruptions"]]
+    assert any(e["offset"] <= min(offsets) < e["offset"] + e["length"] for e in info["quarantine"]["entries"])
+    decoded = mqsmf("decode", "--out", str(tmp_path / "out"), str(files / "damaged.dat"))
+    assert decoded.returncode == 1
+    assert "quarantined" in decoded.stderr and "Traceback" not in decoded.stderr
+    assert (tmp_path / "out").is_dir() and any((tmp_path / "out").iterdir())  # the good records are kept
+
+
+@pytest.mark.parametrize(
+    ("command", "name", "words"),
+    [
+        ("inspect", "empty.dat", ("empty.dat", "empty file")),
+        ("decode", "empty.dat", ("empty.dat", "empty file")),
+        ("inspect", "text.dat", ("text.dat", "not an SMF dump")),
+        ("inspect", "not_mq.dat", ("not_mq.dat", "no IBM MQ statistics records", "30/216")),
+        ("decode", "not_mq.dat", ("not_mq.dat", "no IBM MQ statistics records")),
+        ("inspect", "missing.dat", ("missing.dat", "no such file")),
+        ("load", "empty.dat", ("empty.dat", "empty file")),
+        ("load", "text.dat", ("text.dat", "not an SMF dump")),
+        ("load", "missing.dat", ("missing.dat", "no such file")),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_status_2(files, tmp_path, command, name, words):
+    extra = ["--out", str(tmp_path / "out")] if command == "decode" else []
+    # load checks its files before it starts Spark: these fail in well under a second of Spark time
+    done = mqsmf(command, *extra, str(files / name), env={"MQSMF_WAREHOUSE_DIR": str(tmp_path / "wh")})
+    one_line_error(done, f"mqsmf {command}:", *words)
+    assert not (tmp_path / "wh" / "metastore_db").exists()  # nothing was started, nothing loaded
+
+
+def test_unknown_structure_and_usage_errors_are_exit_status_2(files, tmp_path):
+    done = mqsmf("decode", "--structure", "QXYZ", "--out", str(tmp_path / "o"), str(files / "day.dat"))
+    one_line_error(done, "unknown structure 'QXYZ'", "QQST")
+    assert not (tmp_path / "o").exists()
+    for args in (["inspect"], ["decode", "--format", "xml", "x.dat"], ["no-such-command"]):
+        done = mqsmf(*args)
+        assert done.returncode == 2 and "usage: mqsmf" in done.stderr and "Traceback" not in done.stderr, args
+
+
+def test_inspect_goes_on_after_a_bad_file_and_reports_the_worst_status(files):
+    done = mqsmf("inspect", "--json", str(files / "empty.dat"), str(files / "day.dat"))
+    assert done.returncode == 2
+    bad, good = json.loads(done.stdout)["files"]
+    assert "empty file" in bad["error"] and good["quarantine"]["spans"] == 0
+
+
+def test_quiet_prints_nothing_but_errors_and_verbose_adds_the_traceback(files, tmp_path):
+    for args in (["-q", "inspect"], ["inspect", "--quiet"]):
+        done = mqsmf(*args, str(files / "day.dat"))
+        assert done.returncode == 0 and done.stdout == "" and done.stderr == "", args
+    done = mqsmf("inspect", "-q", "--json", str(files / "day.dat"))
+    assert done.returncode == 0 and json.loads(done.stdout)["files"][0]["size"] > 0 and done.stderr == ""
+    assert mqsmf("-q", "inspect", str(files / "damaged.dat")).stdout == ""
+    # An error nobody planned for (the output folder is a file): one line, the traceback with --verbose
+    clash = tmp_path / "clash"
+    clash.write_text("a file where the output folder should go")
+    plain = mqsmf("decode", "--out", str(clash), str(files / "day.dat"))
+    one_line_error(plain, "mqsmf decode:", "--verbose")
+    verbose = mqsmf("decode", "--verbose", "--out", str(clash), str(files / "day.dat"))
+    assert verbose.returncode == 2 and "Traceback" in verbose.stderr
+
+
+def test_progress_only_when_asked_or_on_a_terminal(files, tmp_path):
+    quiet = mqsmf("inspect", str(files / "day.dat"))
+    assert "MB/s" not in quiet.stderr  # stderr is a pipe here: no progress by default
+    shown = mqsmf("inspect", "--progress", str(files / "day.dat"))
+    assert shown.returncode == 0 and "100.0%" in shown.stderr and "MB/s" in shown.stderr
+    decoded = mqsmf("decode", "--progress", "--out", str(tmp_path / "o"), str(files / "day.dat"))
+    assert decoded.returncode == 0 and "100.0%" in decoded.stderr
+    assert "100.0%" not in mqsmf("inspect", "--progress", "--quiet", str(files / "day.dat")).stderr
+
+
+def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    dest = tmp_path / "smf-project"
+    done = mqsmf("init", str(dest))
+    assert done.returncode == 0, done.stderr
+    expected = {
+        p.relative_to(root)
+        for folder in ("models", "macros", "seeds", "tests/dbt")
+        for p in (root / folder).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    } | {Path("dbt_project.yml"), Path("profiles/profiles.yml")}
+    written = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
+    assert written == expected
+    assert all((dest / rel).read_bytes() == (root / rel).read_bytes() for rel in expected)
+    again = mqsmf("init", str(dest))
+    one_line_error(again, "mqsmf init:", "not empty", "--force")
+    (dest / "dbt_project.yml").write_text("changed")
+    (dest / "mine.txt").write_text("kept")
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert (dest / "mine.txt").read_text() == "kept"
+    assert (dest / "dbt_project.yml").read_bytes() == (root / "dbt_project.yml").read_bytes()
+
+
+@pytest.mark.spark
+def test_load_json_summary_quarantine_and_a_file_without_mq_records(files, tmp_path):
+    """One real `mqsmf load` (its own Spark and warehouse): a damaged day and a file of other SMF
+    records. Exit status 2 (the second file is not MQ data), the JSON says what was loaded."""
+    manifest = json.loads((files / "damaged.dat.manifest.json").read_text())
+    env = {"MQSMF_WAREHOUSE_DIR": str(tmp_path / "wh"), "MQSMF_SPOOL_DIR": str(tmp_path / "spool")}
+    done = mqsmf("load", "--json", str(files / "damaged.dat"), str(files / "not_mq.dat"), env=env)
+    assert done.returncode == 2, done.stderr[-3000:]
+    summary = json.loads(done.stdout)
+    assert summary["exit_status"] == 2 and summary["files"] == 2
+    assert summary["files_without_mq_records"] == [str(files / "not_mq.dat")]
+    assert summary["records_quarantined"] >= 1 and summary["quarantine_rows_inserted"] >= 1
+    kept = manifest["counts"]["instances"]["QQST"]
+    assert 0 < summary["rows_inserted"]["QQST"] <= kept  # the undamaged records are in the table
+    assert "quarantined" in done.stderr and "no IBM MQ statistics records" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,187 @@
+"""The wheel works outside the checkout: build it, install it in a fresh venv in a temporary folder,
+and run the README's "use the installed package" block there verbatim (init -> generate -> load ->
+dbt build -> gate -> report).
+
+Cheap but honest about dependencies. Installing the extras for real would unpack about 1 GB per
+run, so the fresh venv gets the wheel with ``--no-deps`` and sees the project venv's
+site-packages through a ``.pth`` line; a second ``.pth`` then blocks every top-level module whose
+only distributions are NOT in the closure of the wheel's declared requirements for the extras the
+README installs (computed from the wheel's own METADATA and the installed distributions' metadata).
+So a dependency the code imports but the wheel does not declare (jinja2 for ``mqsmf load`` once)
+fails here as it would in a real install, while nothing is downloaded. ``.ci/constraints.txt``
+pins what the project venv holds, so the closure is the one pip would install with it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+from packaging.markers import default_environment
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+pytestmark = [pytest.mark.slow, pytest.mark.spark]
+
+ROOT = Path(__file__).resolve().parents[2]
+README_EXTRAS = ("spark", "dbt", "quality", "report")
+OWN = {"mqsmf", "pyspark_mqsmf"}
+
+
+def readme_block(marker: str) -> str:
+    """The README bash block whose text contains ``marker``."""
+    blocks = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    (block,) = [b for b in blocks if marker in b]
+    return block
+
+
+def declared_closure(wheel: Path, extras: tuple[str, ...]) -> set[str]:
+    """Canonical names of every distribution the wheel's requirements (with ``extras``) pull in,
+    following the installed distributions' own requirements."""
+    with zipfile.ZipFile(wheel) as z:
+        (meta,) = [n for n in z.namelist() if n.endswith(".dist-info/METADATA")]
+        own = z.read(meta).decode()
+    own_requires = [line.split(":", 1)[1].strip() for line in own.splitlines() if line.startswith("Requires-Dist:")]
+    seen: set[str] = set()
+    todo = [(Requirement(r), extra) for r in own_requires for extra in ("", *extras)]
+    while todo:
+        req, extra = todo.pop()
+        if req.marker and not req.marker.evaluate({**default_environment(), "extra": extra}):
+            continue
+        name = canonicalize_name(req.name)
+        if name == "mqsmf":  # mqsmf[spark] inside another extra: that extra's requirements
+            todo += [(Requirement(r), e) for r in own_requires for e in req.extras]
+            continue
+        key = name + "[" + ",".join(sorted(req.extras)) + "]"
+        if key in seen:
+            continue
+        seen.add(key)
+        dist = md.distribution(req.name)  # missing: the project venv itself lacks a declared dependency
+        todo += [(Requirement(r), e) for r in dist.requires or () for e in ("", *req.extras)]
+    return {k.split("[")[0] for k in seen}
+
+
+def undeclared_modules(allowed: set[str]) -> set[str]:
+    """Top-level modules of the project venv that only undeclared distributions provide."""
+    blocked = set()
+    for module, dists in md.packages_distributions().items():
+        if module in OWN or module in sys.stdlib_module_names:
+            continue
+        if not any(canonicalize_name(d) in allowed for d in dists):
+            blocked.add(module)
+    return blocked
+
+
+BLOCKER = '''"""Fails imports of modules that no declared dependency of the installed mqsmf extras provides."""
+import importlib.abc
+import sys
+
+BLOCKED = {blocked!r}
+
+
+class _Undeclared(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if path is None and name in BLOCKED:
+            raise ModuleNotFoundError(
+                f"No module named {{name!r}}: not a declared dependency of mqsmf{extras}", name=name
+            )
+        return None
+
+
+sys.meta_path.insert(0, _Undeclared())
+'''
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(tmp_path_factory):
+    work = tmp_path_factory.mktemp("wheel")
+    dist = work / "dist"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    (wheel,) = dist.glob("mqsmf-*.whl")
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+    assert {"mqsmf/dbt_project/dbt_project.yml", "mqsmf/dbt_project/profiles/profiles.yml"} <= names
+    assert any(n.startswith("mqsmf/dbt_project/models/marts/") for n in names)
+
+    venv = work / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], capture_output=True, text=True
+    )
+    assert install.returncode == 0, install.stderr[-3000:]
+    site = Path(
+        subprocess.run(
+            [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    allowed = declared_closure(wheel, README_EXTRAS)
+    own_site = {p.name.split(".")[0].split("-")[0] for p in site.iterdir()}  # pip, setuptools: the venv's own
+    blocked = undeclared_modules(allowed) - own_site
+    (site / "zz_mqsmf_project_site.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (site / "_mqsmf_declared.py").write_text(BLOCKER.format(blocked=sorted(blocked), extras=list(README_EXTRAS)))
+    (site / "zzz_mqsmf_declared.pth").write_text("import _mqsmf_declared\n")
+    # pip would have written the dependencies' console scripts; --no-deps did not: dbt's launcher.
+    (venv / "bin" / "dbt").write_text(f"#!{py}\nimport sys\nfrom dbt.cli.main import cli\nsys.exit(cli())\n")
+    (venv / "bin" / "dbt").chmod(0o755)
+    return venv, allowed, blocked
+
+
+def _env(venv: Path) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MQSMF_", "DBT_", "PYSPARK_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["VIRTUAL_ENV"] = str(venv)
+    env["MQSMF_DRIVER_MEMORY"] = os.environ.get("MQSMF_DRIVER_MEMORY", "1g")
+    return env
+
+
+def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
+    venv, allowed, blocked = wheel_venv
+    env = _env(venv)
+    # The fresh venv imports mqsmf from the wheel, not from the checkout.
+    where = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import mqsmf; print(mqsmf.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert where.returncode == 0, where.stderr
+    assert str(venv) in where.stdout and str(ROOT) not in where.stdout
+    # The blocker is live: a module of an undeclared distribution does not import.
+    if "hypothesis" in blocked:
+        probe = subprocess.run([str(venv / "bin" / "python"), "-c", "import hypothesis"], env=env, capture_output=True)
+        assert probe.returncode != 0
+    assert {"pyspark", "jinja2", "pyyaml", "dbt-core", "great-expectations", "plotly"} <= allowed
+
+    block = readme_block("mqsmf init smf-warehouse")
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block],
+        capture_output=True,
+        text=True,
+        env={**env, "TMPDIR": str(tmp_path)},
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        timeout=1500,
+    )
+    assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-4000:])
+    (project,) = tmp_path.glob("*/smf-warehouse")
+    assert (project / "target" / "spark-warehouse").is_dir()  # the warehouse is the new project's
+    assert (project / "target" / "report" / "index.html").is_file()
+    assert "rows inserted" in done.stdout
+    assert not (ROOT / "smf-warehouse").exists()
