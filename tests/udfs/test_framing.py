@@ -107,3 +107,32 @@ def test_quarantine_does_not_depend_on_the_structures_asked_for(tmp_path):
     everything, report_all = read_file(str(path))
     assert [q.offset for q in report_qmst.quarantine] == [q.offset for q in report_all.quarantine] == [record_start]
     assert "QMST" not in only_qmst and "QMST" not in everything
+
+
+def _segment(record: bytes, seg: int) -> bytes:
+    return len(record).to_bytes(2, "big") + bytes((seg, 0)) + record[4:]
+
+
+def _bdw(body: bytes, claimed_extra: int = 0) -> bytes:
+    return (len(body) + 4 + claimed_extra).to_bytes(2, "big") + b"\0\0" + body
+
+
+def test_a_lost_last_segment_and_a_truncated_block_quarantine_no_byte_twice():
+    """Found by bench/fuzz_reader.py: a spanned record whose last segment is lost was quarantined up
+    to the next record, so its span also held the next block's descriptor word, which the
+    truncated-block entry quarantined again."""
+    from mqsmf.layouts import layout
+    from mqsmf.write import RecordHeader, build_records, encode, version_length
+
+    qis1 = layout("QIS1")
+    hdr = RecordHeader(115, 201, "SYSA", "QM01", "933", 1_750_000_000_000_000, 1_750_000_000_000_000, 0, 1, 2)
+    pages = encode(qis1, {"QIS1PSNO": [1, 2]}, 2, version_length(qis1, "9.4.0"))
+    small, big = build_records([hdr, hdr], [{1: pages}, {1: encode(qis1, {}, 9, 104)}])
+    first = small.__class__(_segment(big[:600], 1))  # the spanned record's first segment only
+    block_a = _bdw(_segment(small, 0) + first)
+    block_b = _bdw(_segment(small, 0), claimed_extra=8)  # the file ends 8 bytes short of the block
+    fr = frame(block_a + block_b, "bdw")
+    seg_at = 4 + len(small)
+    assert [(q.offset, q.length) for q in fr.quarantine] == [(seg_at, 600), (len(block_a), 4)]
+    assert "no last segment" in fr.quarantine[0].reason and "truncated block" in fr.quarantine[1].reason
+    assert fr.offsets.tolist() == [4, len(block_a) + 4]

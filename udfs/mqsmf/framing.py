@@ -94,8 +94,9 @@ class _Builder:
         self.spanned: dict[int, bytes] = {}
         self.quarantine: list[Quarantined] = []
         self.segments = 0
-        # spanned record being assembled: (file offset of first RDW, [pieces])
-        self.open: tuple[int, list[bytes]] | None = None
+        # spanned record being assembled: (file offset of first RDW, [pieces], end of its last
+        # segment so far)
+        self.open: tuple[int, list[bytes], int] | None = None
 
     def bad(self, offset: int, length: int, reason: str) -> None:
         self.quarantine.append(Quarantined(self.base + offset, length, reason))
@@ -111,15 +112,16 @@ class _Builder:
             self.lengths.append(length)
         elif seg == SEG_FIRST:
             self.drop_open(p, "spanned record has no last segment: another first segment follows")
-            self.open = (p, [bytes(b[p : p + length])])
+            self.open = (p, [bytes(b[p : p + length])], p + length)
         else:
             if self.open is None:
                 what = "last" if seg == SEG_LAST else "middle"
                 self.bad(p, length, f"orphan {what} segment of a spanned record (no first segment)")
                 return
             self.open[1].append(bytes(b[p + 4 : p + length]))
+            self.open = (*self.open[:2], p + length)
             if seg == SEG_LAST:
-                start, pieces = self.open
+                start, pieces, _ = self.open
                 self.open = None
                 data = b"".join(pieces)
                 self.spanned[len(self.offsets)] = data
@@ -128,14 +130,16 @@ class _Builder:
                 self.lengths.append(len(data))
 
     def drop_open(self, p: int, reason: str) -> None:
+        """Quarantine the spanned record being assembled, from its first RDW to the end of its last
+        segment (not to p: in a BDW file a block's descriptor word may lie between them)."""
         if self.open is not None:
-            start, pieces = self.open
-            self.bad(start, p - start, reason)
+            start, _, end = self.open
+            self.bad(start, min(end, p) - start, reason)
             self.open = None
 
     def finish(self, n: int) -> Framed:
         if self.open is not None:
-            start, _ = self.open
+            start = self.open[0]
             self.bad(start, n - start, "file ends inside a spanned record (truncated)")
             self.open = None
         return Framed(
