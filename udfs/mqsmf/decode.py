@@ -288,6 +288,8 @@ def _arrow(values: np.ndarray, type_: pa.DataType, mask=None) -> pa.Array:
     """A native numpy array as Arrow ``type_``. pyarrow converts an array of its natural type several
     times faster than one it must cast, so callers convert in numpy to the target width and
     timestamps are int64 re-labelled (the same bits)."""
+    if mask is None and values.flags.c_contiguous and values.dtype.itemsize == type_.bit_width // 8:
+        return pa.Array.from_buffers(type_, len(values), [None, pa.py_buffer(values)])
     arr = pa.array(values, mask=mask)
     return arr if arr.type == type_ else arr.view(type_)
 
