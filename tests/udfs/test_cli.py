@@ -139,11 +139,13 @@ def test_quarantine_is_exit_status_1_for_inspect_and_decode(files, tmp_path):
         ("load", "empty.dat", ("empty.dat", "empty file")),
         ("load", "text.dat", ("text.dat", "not an SMF dump")),
         ("load", "missing.dat", ("missing.dat", "no such file")),
+        ("run", "text.dat", ("text.dat", "not an SMF dump")),
+        ("run", "missing.dat", ("missing.dat", "no such file")),
     ],
 )
 def test_bad_input_is_one_line_and_exit_status_2(files, tmp_path, command, name, words):
     extra = ["--out", str(tmp_path / "out")] if command == "decode" else []
-    # load checks its files before it starts Spark: these fail in well under a second of Spark time
+    # load and run check their files before they start Spark: these never start it
     done = mqsmf(command, *extra, str(files / name), env={"MQSMF_WAREHOUSE_DIR": str(tmp_path / "wh")})
     one_line_error(done, f"mqsmf {command}:", *words)
     assert not (tmp_path / "wh" / "metastore_db").exists()  # nothing was started, nothing loaded

@@ -44,6 +44,12 @@ def test_the_schedules_load_yesterday_daily_and_the_last_hour_hourly(definitions
         assert request.run_config["ops"]["smf_raw"]["config"]["paths"] == [folder], name
     hourly = definitions.resolve_job_def("mqsmf_hourly_load")
     assert all(key.path[0] == "smf_raw" for key in hourly.asset_layer.executable_asset_keys)
+    # ... with the gate's raw-stage checks (and no marts check: the hourly job builds no marts)
+    cat = catalogue()
+    raw_checks = {c.name for c in cat.checks if cat.frames[c.frame].stage == "raw"}
+    hourly_checks = {k.name for k in hourly.asset_layer.asset_graph.asset_check_keys}
+    assert raw_checks <= hourly_checks
+    assert not ({c.name for c in cat.checks} - raw_checks) & hourly_checks
 
 
 @pytest.mark.slow

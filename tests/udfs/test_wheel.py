@@ -3,13 +3,13 @@ and run the README's "use the installed package" block there verbatim (init -> g
 dbt build -> gate -> report).
 
 Cheap but honest about dependencies. Installing the extras for real would unpack about 1 GB per
-run, so the fresh venv gets the wheel with ``--no-deps`` and sees the project venv's
-site-packages through a ``.pth`` line; a second ``.pth`` then blocks every top-level module whose
-only distributions are NOT in the closure of the wheel's declared requirements for the extras the
-README installs (computed from the wheel's own METADATA and the installed distributions' metadata).
-So a dependency the code imports but the wheel does not declare (jinja2 for ``mqsmf load`` once)
-fails here as it would in a real install, while nothing is downloaded. ``.ci/constraints.txt``
-pins what the project venv holds, so the closure is the one pip would install with it.
+run, so the fresh venv gets the wheel with ``--no-deps`` and a ``.pth`` line to a folder of
+symlinks: one per top-level entry (package, module, ``.dist-info``) of exactly the distributions in
+the closure of the wheel's declared requirements for the extras the README installs (computed
+from the wheel's own METADATA and the installed distributions' metadata). A module that the code
+imports but no declared distribution provides is simply absent there, as in a real install (jinja2
+for ``mqsmf load`` once), and nothing is downloaded. ``.ci/constraints.txt`` pins what the
+project venv holds, so the closure is the one pip would install with it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
 README_EXTRAS = ("spark", "dbt", "quality", "report")
-OWN = {"mqsmf", "pyspark_mqsmf"}
 
 
 def readme_block(marker: str) -> str:
@@ -68,35 +67,19 @@ def declared_closure(wheel: Path, extras: tuple[str, ...]) -> set[str]:
     return {k.split("[")[0] for k in seen}
 
 
-def undeclared_modules(allowed: set[str]) -> set[str]:
-    """Top-level modules of the project venv that only undeclared distributions provide."""
-    blocked = set()
-    for module, dists in md.packages_distributions().items():
-        if module in OWN or module in sys.stdlib_module_names:
+def visible_site(allowed: set[str], dest: Path) -> None:
+    """Symlinks in ``dest`` to the project venv's top-level entries of the ``allowed`` distributions."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    dest.mkdir()
+    for dist in md.distributions(path=[str(site)]):
+        if canonicalize_name(dist.metadata["Name"]) not in allowed:
             continue
-        if not any(canonicalize_name(d) in allowed for d in dists):
-            blocked.add(module)
-    return blocked
-
-
-BLOCKER = '''"""Fails imports of modules that no declared dependency of the installed mqsmf extras provides."""
-import importlib.abc
-import sys
-
-BLOCKED = {blocked!r}
-
-
-class _Undeclared(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if path is None and name in BLOCKED:
-            raise ModuleNotFoundError(
-                f"No module named {{name!r}}: not a declared dependency of mqsmf{extras}", name=name
-            )
-        return None
-
-
-sys.meta_path.insert(0, _Undeclared())
-'''
+        for file in dist.files or ():
+            top = file.parts[0]
+            if top in ("..", "__pycache__") or top.endswith(".pth"):
+                continue
+            if (site / top).exists() and not (dest / top).exists():
+                (dest / top).symlink_to(site / top)
 
 
 @pytest.fixture(scope="module")
@@ -131,15 +114,12 @@ def wheel_venv(tmp_path_factory):
         ).stdout.strip()
     )
     allowed = declared_closure(wheel, README_EXTRAS)
-    own_site = {p.name.split(".")[0].split("-")[0] for p in site.iterdir()}  # pip, setuptools: the venv's own
-    blocked = undeclared_modules(allowed) - own_site
-    (site / "zz_mqsmf_project_site.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    (site / "_mqsmf_declared.py").write_text(BLOCKER.format(blocked=sorted(blocked), extras=list(README_EXTRAS)))
-    (site / "zzz_mqsmf_declared.pth").write_text("import _mqsmf_declared\n")
+    visible_site(allowed, work / "declared-site")
+    (site / "mqsmf_declared_dependencies.pth").write_text(f"{work / 'declared-site'}\n")
     # pip would have written the dependencies' console scripts; --no-deps did not: dbt's launcher.
     (venv / "bin" / "dbt").write_text(f"#!{py}\nimport sys\nfrom dbt.cli.main import cli\nsys.exit(cli())\n")
     (venv / "bin" / "dbt").chmod(0o755)
-    return venv, allowed, blocked
+    return venv, allowed
 
 
 def _env(venv: Path) -> dict:
@@ -151,7 +131,7 @@ def _env(venv: Path) -> dict:
 
 
 def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
-    venv, allowed, blocked = wheel_venv
+    venv, allowed = wheel_venv
     env = _env(venv)
     # The fresh venv imports mqsmf from the wheel, not from the checkout.
     where = subprocess.run(
@@ -163,10 +143,10 @@ def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
     )
     assert where.returncode == 0, where.stderr
     assert str(venv) in where.stdout and str(ROOT) not in where.stdout
-    # The blocker is live: a module of an undeclared distribution does not import.
-    if "hypothesis" in blocked:
-        probe = subprocess.run([str(venv / "bin" / "python"), "-c", "import hypothesis"], env=env, capture_output=True)
-        assert probe.returncode != 0
+    # Only declared distributions are there: pytest (dev extra) and dagster (orchestration) are not.
+    for module in ("pytest", "dagster"):
+        probe = subprocess.run([str(venv / "bin" / "python"), "-c", f"import {module}"], env=env, capture_output=True)
+        assert probe.returncode != 0, module
     assert {"pyspark", "jinja2", "pyyaml", "dbt-core", "great-expectations", "plotly"} <= allowed
 
     block = readme_block("mqsmf init smf-warehouse")

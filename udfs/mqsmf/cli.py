@@ -426,6 +426,17 @@ def _configure_logging(quiet: bool, verbose: bool) -> None:
     logging.getLogger().setLevel(level)
 
 
+def _one_line(e: BaseException) -> str:
+    """An exception's message on one line: its first line, and when that only announces more
+    (Spark's "An exception was thrown from the Python worker:"), the last line too, which names it."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return f"{lines[0]} {lines[-1]}"
+    return lines[0]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -456,10 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         if verbose:
             traceback.print_exc()
         hint = "" if verbose else " (--verbose shows the traceback)"
-        print(
-            f"{name}: {type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}{hint}",
-            file=sys.stderr,
-        )
+        print(f"{name}: {type(e).__name__}: {_one_line(e)}{hint}", file=sys.stderr)
         return EXIT_USAGE
     finally:
         if quiet and redirect is not None:
