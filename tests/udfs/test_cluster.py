@@ -180,7 +180,7 @@ def _run_steps(run, day: str) -> None:
         run.rc[name], run.seconds[name] = _run(cmd, env, run.logs[name])
         if run.rc[name]:
             return
-    run.gate = json.loads((exports / "_gate.json").read_text())
+    run.gate = json.loads((exports / "_gate.json").read_text())["stages"]
     run.export = json.loads((exports / "_export.json").read_text())
     run.marts = {t: pd.read_parquet(exports / f"{t}.parquet") for t in run.export["tables"]}
 

@@ -630,12 +630,62 @@ def test_mqsmf_check_exit_status_report_and_json(spark, warehouse, tmp_path, cap
     assert "FAILED: 1 error and 1 warning checks failed of 2 run" in text
     assert "qqst_nmag_within_flgt: 1 violating rows" in text and '{"QQSTNMAG":6,"QQSTFLGT":5}' in text
     assert (tmp_path / "docs" / "raw" / "index.html").is_file()
-    (report,) = json.loads(out_json.read_text())
-    assert report["passed"] is False and {c["check"]: c["violations"] for c in report["checks"]} == {
+    report = json.loads(out_json.read_text())
+    assert report["passed"] is False and report["exit_code"] == 1 and report["fail_on"] == "error"
+    (stage,) = report["stages"]
+    assert {c["check"]: c["violations"] for c in stage["checks"]} == {
         "qqst_nmag_within_flgt": 1,
         "qmst_counters_not_negative": 1,
     }
-    # Made a warning, the same violation no longer fails the gate; --strict fails on warnings.
+    assert {c["check"]: c["verdict"] for c in stage["checks"]} == {
+        "qqst_nmag_within_flgt": "failed",
+        "qmst_counters_not_negative": "warned",
+    }
+    # Made a warning, the same violation no longer fails the gate; --fail-on warn (--strict) fails on warnings.
     assert main([*common, *only, "--no-docs", "--severity", "qqst_nmag_within_flgt=warn"]) == 0
+    assert main([*common, "--check", "qmst_counters_not_negative", "--no-docs", "--fail-on", "warn"]) == 1
     assert main([*common, "--check", "qmst_counters_not_negative", "--no-docs", "--strict"]) == 1
     assert main([*common, "--check", "no_such_check"]) == 2
+
+
+@pytest.mark.spark
+def test_a_baseline_accepts_known_violations_and_fails_on_new_ones(spark, warehouse, tmp_path, capsys):
+    from mqsmf.cli import main
+
+    common = ["check", "--stage", "raw", "--raw-schema", "dq_test_bad", "--no-docs", "--no-write"]
+    nmag, tmfg = ["--check", "qqst_nmag_within_flgt"], ["--check", "qqst_tmfg_within_flgt"]
+    baseline = tmp_path / "sub" / "baseline.json"
+    # Writing the baseline accepts what is there (exit 0 although an error check fails).
+    assert main([*common, *nmag, "--write-baseline", str(baseline)]) == 0
+    (entry,) = json.loads(baseline.read_text())["violations"]
+    assert entry["check"] == "qqst_nmag_within_flgt" and entry["qmgr"] == "QM01" and entry["object"] == "APP.SHARED.1"
+    assert entry["interval_start"] == "2025-06-02T00:00:00.000000Z" and entry["record"] is None
+    capsys.readouterr()
+    out_json = tmp_path / "verdict.json"
+    # The old violation is accepted: exit 0, reported as accepted.
+    assert main([*common, *nmag, "--baseline", str(baseline), "--json", str(out_json)]) == 0
+    assert "1 violations accepted by the baseline" in capsys.readouterr().out
+    (check,) = json.loads(out_json.read_text())["stages"][0]["checks"]
+    assert (check["verdict"], check["violations"], check["new_violations"], check["accepted_violations"]) == (
+        "accepted", 1, 0, 1,
+    )  # fmt: skip
+    # A violation of another check is new: exit 1, and only it fails.
+    junit = tmp_path / "junit.xml"
+    assert main([*common, *nmag, *tmfg, "--baseline", str(baseline), "--junit", str(junit)]) == 1
+    failures = {c.get("name"): c.find("failure") for c in _parse_junit(junit.read_text()).iter("testcase")}
+    assert failures["qqst_nmag_within_flgt"] is None and failures["qqst_tmfg_within_flgt"] is not None
+    # Identity is the row's key, not its position: the same check on another row is new.
+    doc = json.loads(baseline.read_text())
+    doc["violations"][0]["interval_start"] = "2025-06-02T02:00:00.000000Z"
+    baseline.write_text(json.dumps(doc))
+    assert main([*common, *nmag, "--baseline", str(baseline)]) == 1
+    # A baseline that is not one is a usage error.
+    baseline.write_text("{}")
+    assert main([*common, *nmag, "--baseline", str(baseline)]) == 2
+    assert "not an mqsmf gate baseline" in capsys.readouterr().err
+
+
+def _parse_junit(text: str):
+    from .junit_schema import validate_junit
+
+    return validate_junit(text)

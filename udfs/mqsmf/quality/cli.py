@@ -1,30 +1,39 @@
 """``mqsmf check``: run the data-quality gate and print what failed.
 
-Exit status: 0 the gate passed (warnings may have been reported), 1 it failed (an ``error`` check
-found violations, or with ``--strict`` any check did), 2 it could not run.
+Exit status (the contract CI relies on): 0 the gate passed (warnings, and violations a baseline
+accepts, may have been reported); 1 violations at the severity chosen with ``--fail-on`` (``error``
+by default, ``warn`` for warnings too) that the baseline does not accept; 2 the gate could not run
+(usage, no project, no warehouse or tables, unreadable tables, unwritable outputs), with a one-line
+message on stderr and never a traceback (``MQSMF_DEBUG=1`` shows it).
+
+Paths: ``--docs`` defaults to ``<project>/target/data_docs``; the files given to ``--docs``,
+``--junit``, ``--markdown``, ``--json``, ``--baseline`` and ``--write-baseline`` are taken from the
+current folder, so the command works the same from any folder.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 
-from .checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, ERROR, MARTS, RAW, SEVERITIES, STAGES
+from .checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, ERROR, MARTS, RAW, SEVERITIES, STAGES, WARN
 
 ALL = "all"
 
 
 def add_subcommand(subparsers) -> None:
-    from .gate import DEFAULT_DOCS_DIR, QUALITY_SCHEMA
+    from .gate import QUALITY_SCHEMA
 
     p = subparsers.add_parser(
         "check",
         help="run the data-quality gate (GX suites) on the raw tables and/or the marts",
         description="Run the data-quality gate: every check of the stage as a Great Expectations suite on the "
         "Spark tables. Violating rows are listed in <quality-schema>.dq_violations (one row per row and check) "
-        "and printed; Data Docs go to <docs>/<stage>/index.html. Exit 0 = passed, 1 = failed, 2 = could not run.",
+        "and printed; Data Docs go to <docs>/<stage>/index.html. Exit 0 = passed, 1 = violations at the --fail-on "
+        "severity that the baseline does not accept, 2 = could not run (one-line message).",
     )
     p.add_argument(
         "--stage",
@@ -40,7 +49,13 @@ def add_subcommand(subparsers) -> None:
         default=[],
         help="override a check's severity: error fails the gate, warn is reported only (repeatable)",
     )
-    p.add_argument("--strict", action="store_true", help="warnings fail the gate too")
+    p.add_argument(
+        "--fail-on",
+        choices=SEVERITIES,
+        default=None,
+        help="lowest severity that fails the gate: error (default) or warn (warnings fail too)",
+    )
+    p.add_argument("--strict", action="store_true", help="same as --fail-on warn")
     p.add_argument(
         "--interval-tolerance",
         type=float,
@@ -58,14 +73,24 @@ def add_subcommand(subparsers) -> None:
         help=f"schema of dq_violations and dq_check_results (default {QUALITY_SCHEMA})",
     )
     p.add_argument(
-        "--docs", default=DEFAULT_DOCS_DIR, help=f"Data Docs folder, one site per stage (default {DEFAULT_DOCS_DIR})"
+        "--docs", default=None, help="Data Docs folder, one site per stage (default <project>/target/data_docs)"
     )
     p.add_argument("--no-docs", action="store_true", help="do not build Data Docs")
     p.add_argument("--no-write", action="store_true", help="do not write dq_violations / dq_check_results")
     p.add_argument(
         "--rows", type=int, default=10, metavar="N", help="violating rows printed per failed check (default 10)"
     )
-    p.add_argument("--json", metavar="FILE", help="also write the outcome of every check as JSON")
+    p.add_argument("--json", metavar="FILE", help="write the verdict and every check's outcome as JSON (- = stdout)")
+    p.add_argument("--junit", metavar="FILE", help="write JUnit XML: a testcase per check and stage")
+    p.add_argument("--markdown", metavar="FILE", help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    p.add_argument(
+        "--baseline", metavar="FILE", help="accepted violations (from --write-baseline): only new ones fail the gate"
+    )
+    p.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="write every violation found as accepted to FILE, then exit 0 (adopting the gate on old data)",
+    )
     p.add_argument("--list", action="store_true", help="print the check catalogue and exit (no Spark)")
     p.add_argument("--project-dir", help="the dbt project (default: found from the current folder)")
     p.set_defaults(func=run)
@@ -155,35 +180,14 @@ def _table(outcome) -> str:
     return ",".join(sorted(tables)) if tables else outcome.check.frame
 
 
-def outcome_json(result) -> dict:
-    return {
-        "stage": result.stage,
-        "run_id": result.run_id,
-        "checked_at": result.checked_at.isoformat(),
-        "passed": result.passed,
-        "seconds": round(result.seconds, 3),
-        "frame_rows": result.frame_rows,
-        "checks": [
-            {
-                "check": o.check.name,
-                "severity": o.check.severity,
-                "frame": o.check.frame,
-                "rule": o.check.text,
-                "status": o.status,
-                "evaluated_rows": o.evaluated_rows,
-                "violations": o.violations,
-                "gx_unexpected": o.gx_unexpected,
-                "note": o.note,
-            }
-            for o in result.outcomes
-        ],
-    }
-
-
 def marts_schema_default() -> str:
     import os
 
     return f"{os.environ.get('MQSMF_SCHEMA', 'mqsmf')}_marts"
+
+
+class CheckError(Exception):
+    """The gate cannot run: the message is the one line ``mqsmf check`` prints (exit 2)."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -191,23 +195,74 @@ def run(args: argparse.Namespace) -> int:
         list_catalogue()
         return 0
     try:
+        return _run(args)
+    except CheckError as e:
+        print(f"mqsmf check: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # the exit contract: 2 and one line, never a traceback
+        if os.environ.get("MQSMF_DEBUG"):
+            raise
+        print(f"mqsmf check: {_one_line(e)} (MQSMF_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return 2
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(getattr(e, "desc", None) or e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _out_path(path: str | None) -> str | None:
+    """A file argument, from the current folder; its folder is created (before the gate runs, so
+    an unwritable place is an error before any work)."""
+    if path is None or path == "-":
+        return path
+    full = os.path.abspath(os.path.expanduser(path))
+    try:
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+    except OSError as e:
+        raise CheckError(f"cannot write {path}: {e.strerror}") from None
+    return full
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .verdict import BaselineError, as_json, decide, junit_xml, markdown, read_baseline, write_baseline
+
+    try:
         severities = _severities(args.severity)
         _known(list(args.check or ()) + list(severities))
     except ValueError as e:
-        print(f"mqsmf check: {e}", file=sys.stderr)
-        return 2
+        raise CheckError(str(e)) from None
+    fail_on = args.fail_on or (WARN if args.strict else ERROR)
+    outputs = {k: _out_path(getattr(args, k)) for k in ("json", "junit", "markdown", "write_baseline")}
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = read_baseline(os.path.abspath(args.baseline))
+        except BaselineError as e:
+            raise CheckError(str(e)) from None
+    try:
+        from ..spark.session import resolve_project_dir
+    except ImportError as e:
+        raise CheckError(f"the Spark layer is not available ({e})") from None
+    try:
+        project = resolve_project_dir(args.project_dir)
+    except FileNotFoundError as e:
+        raise CheckError(str(e).removeprefix("mqsmf: ")) from None
+    docs = None if args.no_docs else os.path.abspath(args.docs) if args.docs else str(project / "target" / "data_docs")
+
+    _require_warehouse(project)
+    from ..spark.session import local_session
     from .gate import GateError, run_gate
 
-    try:
-        from ..spark.session import local_session
-    except ImportError as e:
-        print(f"mqsmf check: the Spark layer is not available ({e})", file=sys.stderr)
-        return 2
-
+    # JSON on stdout is for scripts: the readable report goes to stderr then.
+    report = sys.stderr if outputs["json"] == "-" else sys.stdout
     stages = STAGES if args.stage == ALL else (args.stage,)
     schemas = {RAW: args.raw_schema or "smf_raw", MARTS: args.marts_schema or marts_schema_default()}
-    spark = local_session(args.project_dir)
-    results, rc = [], 0
+    try:
+        spark = local_session(project)
+    except Exception as e:
+        raise CheckError(f"cannot start Spark: {_one_line(e)}") from None
+    results = []
     for stage in stages:
         only = _stage_checks(args.check, stage)
         if only == []:
@@ -218,34 +273,80 @@ def run(args: argparse.Namespace) -> int:
                 stage,
                 schemas=schemas,
                 quality_schema=args.quality_schema,
-                docs_dir=None if args.no_docs else args.docs,
+                docs_dir=docs,
                 checks=only,
                 severities={k: v for k, v in severities.items() if _in_stage(k, stage)},
                 interval_tolerance=args.interval_tolerance,
                 write=not args.no_write,
-                strict=args.strict,
+                strict=fail_on == WARN,
                 sample_rows=args.rows,
+                keys=bool(baseline is not None or outputs["write_baseline"]),
             )
         except GateError as e:
-            print(f"mqsmf check --stage {stage}: {e}", file=sys.stderr)
-            return 2
+            raise CheckError(f"--stage {stage}: {e}") from None
+        except Exception as e:
+            raise CheckError(f"--stage {stage}: cannot read the tables of {schemas[stage]}: {_one_line(e)}") from None
         if all(o.status == "skipped" for o in result.outcomes):
-            message = f"mqsmf check --stage {stage}: nothing to check: " + "; ".join(
-                sorted(set(result.skipped_frames.values()))
-            )
-            if args.stage == ALL and stage == MARTS:
-                print(textwrap.shorten(message + " (run dbt build first)", 200))
+            message = f"--stage {stage}: nothing to check: " + "; ".join(sorted(set(result.skipped_frames.values())))
+            if args.stage == ALL and stage == MARTS and results:
+                print(textwrap.shorten("mqsmf check " + message + " (run dbt build first)", 200), file=report)
                 continue
-            print(message, file=sys.stderr)
-            return 2
-        print(format_result(result))
-        print()
+            raise CheckError(textwrap.shorten(message + (" (run mqsmf load first)" if stage == RAW else ""), 300))
+        print(format_result(result), file=report)
+        print(file=report)
         results.append(result)
-        rc = max(rc, result.exit_code)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump([outcome_json(r) for r in results], f, indent=2)
+
+    verdict = decide(results, fail_on, baseline, os.path.abspath(args.baseline) if args.baseline else None)
+    if outputs["write_baseline"]:
+        n = write_baseline(outputs["write_baseline"], (k for r in results for k in r.violation_keys or ()))
+        print(f"baseline: {n} violations accepted in {outputs['write_baseline']}", file=report)
+    rc = 0 if outputs["write_baseline"] else verdict.exit_code
+    _write(outputs["junit"], junit_xml(verdict))
+    _write(outputs["markdown"], markdown(verdict))
+    if outputs["json"]:
+        _write(outputs["json"], json.dumps(as_json(verdict), indent=2, default=str) + "\n")
+    print(verdict_line(verdict), file=report)
     return rc
+
+
+def _require_warehouse(project) -> None:
+    """No local warehouse folder: nothing was ever loaded (said before a Spark start)."""
+    if os.environ.get("MQSMF_SPARK_MASTER"):
+        return  # an application on a cluster: its metastore is elsewhere
+    try:
+        from ..spark.session import warehouse_dir
+
+        folder = warehouse_dir(project)
+    except (ImportError, TypeError, AttributeError):
+        return
+    if not folder.exists():
+        raise CheckError(f"no warehouse at {folder} (run mqsmf load first, or set MQSMF_WAREHOUSE_DIR)")
+
+
+def verdict_line(verdict) -> str:
+    """The last line of the report: what decided the exit status."""
+    accepted = sum(c.accepted for c in verdict.checks)
+    parts = [
+        f"gate {'PASSED' if verdict.passed else 'FAILED'} (fails on {verdict.fail_on})",
+        f"{verdict.count('failed')} checks with new violations that fail",
+        f"{verdict.count('warned')} warned",
+    ]
+    if verdict.baseline:
+        parts.append(f"{accepted} violations accepted by the baseline {verdict.baseline}")
+    return ": ".join(parts[:1]) + ": " + ", ".join(parts[1:])
+
+
+def _write(path: str | None, text: str) -> None:
+    if path is None:
+        return
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise CheckError(f"cannot write {path}: {e.strerror}") from None
 
 
 def _known(names: list[str]) -> None:

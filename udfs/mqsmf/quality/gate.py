@@ -114,6 +114,8 @@ class GateResult:
     skipped_frames: dict[str, str]
     strict: bool = False
     frame_rows: dict[str, int] = field(default_factory=dict)  # rows of each frame checked
+    # Identity of every violation (verdict.violation_key), when run_gate(keys=True): for baselines.
+    violation_keys: list[tuple] | None = None
 
     @property
     def rows_checked(self) -> int:
@@ -299,9 +301,12 @@ def run_gate(
     sample_rows: int = 10,
     cat: Catalogue | None = None,
     threads: int = 4,
+    keys: bool = False,
 ) -> GateResult:
     """Run one stage's checks. ``severities`` overrides check severities by name; ``strict`` makes
-    warnings fail the gate too. Raises GateError when the gate itself cannot run."""
+    warnings fail the gate too; ``keys`` collects every violation's identity (for baselines). A
+    relative ``docs_dir`` is taken from the current folder. Raises GateError when the gate itself
+    cannot run."""
     if stage not in STAGES:
         raise GateError(f"unknown stage {stage!r}; use one of {', '.join(STAGES)}")
     started = time.monotonic()
@@ -321,7 +326,8 @@ def run_gate(
     checked_at = datetime.now(UTC)
     checked_at_us = int(checked_at.timestamp() * 1_000_000)
     run_id = f"{stage}-{checked_at:%Y%m%dT%H%M%SZ}-{uuid.uuid4().hex[:8]}"
-    docs_root = Path(docs_dir) / stage if docs_dir else None
+    # GX's site builder accepts absolute folders only.
+    docs_root = Path(docs_dir).expanduser().resolve() / stage if docs_dir else None
     outcomes: dict[str, Outcome] = {}
     skipped: dict[str, str] = {}
     cached, views, violation_parts = [], [], []
@@ -379,6 +385,7 @@ def run_gate(
                 )
 
         violations = _collect_violations(spark, violation_parts, outcomes, sample_rows, parallelism)
+        violation_keys = _violation_keys(violations) if keys else None
         table = None
         if write:
             table = write_tables(spark, stage, quality_schema, violations, outcomes, run_id, checked_at_us)
@@ -401,8 +408,9 @@ def run_gate(
 
     ordered = [outcomes[c.name] for c in cat.checks]
     return GateResult(
-        stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict, frame_rows
-    )
+        stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict, frame_rows,
+        violation_keys,
+    )  # fmt: skip
 
 
 def _exception_text(info: dict) -> str:
@@ -444,6 +452,25 @@ def _collect_violations(spark, parts: list[str], outcomes: dict[str, Outcome], s
             d["interval_start_at"] = None if us is None else EPOCH + timedelta(microseconds=us)
             outcomes[d["check_name"]].samples.append(d)
     return violations
+
+
+def _violation_keys(violations) -> list[tuple]:
+    """Every listed violation's identity (``verdict.violation_key``), one per row."""
+    from .verdict import violation_key
+
+    if violations is None:
+        return []
+    rows = violations.selectExpr(
+        "check_name", "table_name", "qsg_name", "qmgr_name", "object_name",
+        "unix_micros(interval_start_at) AS interval_start_us", "source_file", "record_offset",
+    ).collect()  # fmt: skip
+    keys = []
+    for row in rows:
+        d = row.asDict()
+        us = d.pop("interval_start_us")
+        d["interval_start_at"] = None if us is None else EPOCH + timedelta(microseconds=us)
+        keys.append(violation_key(d))
+    return keys
 
 
 def _ddl(columns) -> str:

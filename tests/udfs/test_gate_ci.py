@@ -1,0 +1,435 @@
+"""The gate where CI runs it: every documented command works verbatim, exit codes, CI results.
+
+Every command line of README.md's ```bash blocks (and of the Markdown docs README.md links to) is
+run verbatim, each in a fresh ``bash`` in a copy of the project (its own ``target/`` warehouse, no
+MQSMF_* variables from this process), in an order that lets later blocks use what earlier ones
+made:
+
+0. blocks without Spark (generate, inspect, decode, ``--list``),
+1. blocks that run the main job (``bash .ci/main``: generate, load, dbt build, gate, report),
+2. other blocks that read the warehouse (gate variants, report),
+3. blocks that load their own data (the gate walk-through: generate, load, check, baseline).
+
+Within a block, README order. A line's expected exit status is 0 unless its comment says
+``exit N``. The default run runs what is cheap (every Spark-free line and the gate walk-through);
+the ``slow`` variant runs every line that is not skipped. Nothing is skipped silently: ``RULES``
+says for each skipped or slow line why, and the test prints the table. Failures name the file and
+line of the command.
+
+The example CI pipeline (udfs/mqsmf/quality/ci/github-actions.yml) is parsed and its ``run:`` steps
+are run the same way (slow: it builds the marts).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .junit_schema import JUnitError, validate_junit
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+README = PROJECT_DIR / "README.md"
+PIPELINE = PROJECT_DIR / "udfs" / "mqsmf" / "quality" / "ci" / "github-actions.yml"
+TIMEOUT = 1800
+
+RUN, SLOW, SKIP = "run", "slow", "skip"
+CLUSTER_REASON = (
+    "needs a Spark cluster: tests/udfs/test_cluster.py starts one (mqsmf cluster start), loads through it "
+    "(--target cluster), runs dbt build --target cluster, hands the metastore over (stop --no-thrift), runs "
+    "the gate, checks status and stops it"
+)
+# (pattern on the command, what to do, why). The first match decides; no match: RUN.
+RULES = (
+    (r"^bash \.ci/test\b", SKIP, "is the test run itself (ruff, sqlfluff, pytest): CI runs it"),
+    (r"\bmqsmf cluster\b|--target cluster", SKIP, CLUSTER_REASON),
+    (r"^bash \.ci/main\b", SLOW, "the whole main job (generate a QSG day, load, dbt build, gate, report)"),
+    (r"--preset large-day", SLOW, "writes the 368 MiB large day"),
+    (r"^dbt\b", SLOW, "dbt build"),
+    (r"^mqsmf (report|run)\b", SLOW, "reads the marts dbt build makes"),
+    (r"^mqsmf check\b(?!.*--list)", SLOW, "a Spark application (the gate walk-through runs by default)"),
+    (r"^mqsmf load\b", SLOW, "a Spark application (the gate walk-through runs by default)"),
+)
+# The gate walk-through (a block that loads its own data) runs by default, Spark or not.
+WALKTHROUGH = r"^mqsmf load\b"
+SPARK = r"^(mqsmf (load|check(?!.*--list)|report|run)|dbt|bash \.ci/main)\b"
+# Files the README's commands name as the user's own dumps; the test provides them (small days).
+USER_FILES = ("dump.dat", "dumps/day1.dat", "dumps/day2.dat")
+
+
+@dataclass(frozen=True)
+class Command:
+    doc: str
+    line: int
+    text: str
+    block: int
+    expected: int
+
+    @property
+    def where(self) -> str:
+        return f"{self.doc}:{self.line}"
+
+
+def documents() -> list[Path]:
+    """README.md and the Markdown files it links to inside the project."""
+    docs = [README]
+    for target in re.findall(r"\]\(([^)#\s]+\.md)\)", README.read_text()):
+        path = (PROJECT_DIR / target).resolve()
+        if path.is_file() and PROJECT_DIR in path.parents and path not in docs:
+            docs.append(path)
+    return docs
+
+
+def commands(paths=None) -> list[Command]:
+    out, block = [], 0
+    for path in paths or documents():
+        fenced = None
+        for n, raw in enumerate(path.read_text().splitlines(), 1):
+            stripped = raw.strip()
+            if stripped.startswith("```"):
+                fenced = (stripped[3:].strip() or "text") if fenced is None else None
+                block += fenced is not None
+                continue
+            if fenced != "bash" or not stripped or stripped.startswith("#"):
+                continue
+            comment = raw.split(" #", 1)[1] if " #" in raw else ""
+            expected = re.search(r"\bexit (\d)\b", comment)
+            rel = str(path.relative_to(PROJECT_DIR)) if PROJECT_DIR in path.parents else str(path)
+            out.append(Command(rel, n, stripped, block, int(expected.group(1)) if expected else 0))
+    return out
+
+
+def decide(cmd: Command, block: list[Command]) -> tuple[str, str]:
+    if any(re.search(r"\bmqsmf cluster\b", c.text) for c in block):
+        return SKIP, CLUSTER_REASON
+    for pattern, what, why in RULES:
+        if re.search(pattern, cmd.text):
+            if what == SLOW and any(re.search(WALKTHROUGH, c.text) for c in block) and pattern != r"^dbt\b":
+                return RUN, "the gate walk-through"
+            return what, why
+    return RUN, ""
+
+
+def plan(cmds: list[Command]) -> list[tuple[Command, str, str]]:
+    """Every command with its decision, in run order (see the module doc)."""
+    blocks: dict[int, list[Command]] = {}
+    for c in cmds:
+        blocks.setdefault(c.block, []).append(c)
+
+    def rank(block: list[Command]) -> int:
+        texts = [c.text for c in block]
+        if any(re.search(WALKTHROUGH, t) for t in texts):
+            return 3
+        if any(re.search(r"^bash \.ci/main\b", t) for t in texts):
+            return 1
+        return 2 if any(re.search(SPARK, t) for t in texts) else 0
+
+    order = sorted(blocks.values(), key=lambda b: (rank(b), b[0].block))
+    return [(c, *decide(c, b)) for b in order for c in b]
+
+
+def fresh_env(home: Path) -> dict[str, str]:
+    """A new login's environment: the project's virtual environment on PATH, nothing of ours."""
+    venv_bin = str(Path(sys.executable).parent)
+    path = [venv_bin, *(p for p in os.environ.get("PATH", "/usr/bin:/bin").split(":") if p != venv_bin)]
+    env = {"PATH": ":".join(path), "HOME": str(home), "LANG": "C.UTF-8"}
+    for name in ("JAVA_HOME", "MQSMF_DRIVER_MEMORY", "TMPDIR"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    # `bash .ci/main` sources .ci/setup: reuse this environment instead of making one in the copy.
+    env["MQSMF_VENV"] = str(Path(sys.executable).parent.parent)
+    return env
+
+
+def copy_project(dest: Path) -> Path:
+    """The project's files (tracked and new, not ignored) with their times, so .ci/setup sees the
+    virtual environment as up to date."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for rel in filter(None, listed.split("\0")):
+        src = PROJECT_DIR / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    return dest
+
+
+def make_user_files(project: Path) -> None:
+    from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
+
+    day = project / USER_FILES[0]
+    write_scenario(generate_scenario(ScenarioConfig(seed=5, qmgrs=2, queues=5, intervals=2)), str(day))
+    for rel in USER_FILES[1:]:
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(day, project / rel)
+
+
+def bash(line: str, cwd: Path, env: dict, flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", *flags, "-c", line],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+
+
+def _tail(text: str, n: int = 12) -> str:
+    return "\n".join(text.strip().splitlines()[-n:])
+
+
+def run_plan(
+    project: Path, env: dict, modes: tuple[str, ...]
+) -> tuple[list[str], dict[str, subprocess.CompletedProcess]]:
+    """Run the commands whose decision is in ``modes``; a failing line stops its block."""
+    failures, done, broken = [], {}, set()
+    for cmd, what, why in plan(commands()):
+        label = f"{what:4s} {cmd.where:42s} {cmd.text}" + (f"   [{why}]" if why and what != RUN else "")
+        print(label)
+        if what not in modes or cmd.block in broken:
+            continue
+        proc = bash(cmd.text, project, env)
+        done[cmd.text] = proc
+        if proc.returncode != cmd.expected:
+            broken.add(cmd.block)
+            failures.append(
+                f"{cmd.where}: `{cmd.text}` exited {proc.returncode}, the README says {cmd.expected}\n"
+                f"--- stdout:\n{_tail(proc.stdout)}\n--- stderr:\n{_tail(proc.stderr)}"
+            )
+    return failures, done
+
+
+# ----------------------------------------------------------------------------------------------
+# The parsing and planning themselves (no Spark)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_readme_commands_are_found_and_every_one_is_decided(tmp_path):
+    doc = tmp_path / "x.md"
+    doc.write_text(
+        "text\n```bash\nmqsmf check --list   # exit 0\n\n# a comment\nmqsmf check   # exit 1: a violation\n```\n"
+        "```python\nprint('no')\n```\n```bash\nmqsmf cluster start\nmqsmf check --stage all\n```\n"
+    )
+    found = commands([doc])
+    assert [(c.line, c.text, c.expected) for c in found] == [
+        (3, "mqsmf check --list   # exit 0", 0),
+        (6, "mqsmf check   # exit 1: a violation", 1),
+        (12, "mqsmf cluster start", 0),
+        (13, "mqsmf check --stage all", 0),
+    ]
+    decided = {c.line: what for c, what, _ in plan(found)}
+    assert decided == {3: RUN, 6: SLOW, 12: SKIP, 13: SKIP}  # the cluster block as a whole
+    real = plan(commands())
+    assert len(real) > 10 and all(what in (RUN, SLOW, SKIP) for _, what, _ in real)
+    # The gate walk-through, as the README shows it, runs in the default test run.
+    gate = [c for c, what, _ in real if what == RUN and c.text.startswith("mqsmf check")]
+    assert any("--junit" in c.text for c in gate) and any("--baseline" in c.text for c in gate)
+    # What is skipped for the cluster is what the cluster test runs.
+    cluster_test = (PROJECT_DIR / "tests" / "udfs" / "test_cluster.py").read_text()
+    for word in ("cl.start(", "cl.stop(", "cl.status(", '"--target", "cluster"', '"build"', '"check"'):
+        assert word in cluster_test, word
+
+
+def test_the_junit_checker_rejects_what_reporters_would_misread():
+    good = (
+        '<testsuites><testsuite name="s" tests="2" failures="1" skipped="0" errors="0">'
+        '<testcase name="a" classname="c"/><testcase name="b"><failure message="m">x</failure></testcase>'
+        "</testsuite></testsuites>"
+    )
+    validate_junit(good)
+    for bad in (
+        good.replace('tests="2"', 'tests="3"'),  # totals reporters trust
+        good.replace('failures="1"', 'failures="0"'),
+        good.replace('<testcase name="a" classname="c"/>', '<testcase classname="c"/>'),  # no name
+        good.replace("<failure", "<oops").replace("</failure>", "</oops>"),
+        good.replace('name="s" ', ""),
+    ):
+        with pytest.raises(JUnitError):
+            validate_junit(bad)
+
+
+# ----------------------------------------------------------------------------------------------
+# The README's commands, verbatim
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def readme_run(tmp_path_factory):
+    pytest.importorskip("pyspark")
+    work = tmp_path_factory.mktemp("readme")
+    project = copy_project(work / "project")
+    (work / "home").mkdir()
+    make_user_files(project)
+    env = fresh_env(work / "home")
+    failures, done = run_plan(project, env, (RUN,))
+    return dict(project=project, env=env, failures=failures, done=done, work=work)
+
+
+@pytest.mark.spark
+def test_readme_commands_work_verbatim(readme_run):
+    assert not readme_run["failures"], "\n\n".join(readme_run["failures"])
+    assert any(t.startswith("mqsmf check") for t in readme_run["done"]), "the gate walk-through did not run"
+
+
+@pytest.mark.spark
+def test_the_gate_walkthrough_writes_ci_results(readme_run):
+    assert not readme_run["failures"]
+    project = readme_run["project"]
+    gate = project / "target" / "gate"
+    # The planted violation: a JUnit failure naming the check, with its count and rows.
+    root = validate_junit((gate / "junit.xml").read_text())
+    failed = {c.get("name"): c.find("failure") for c in root.iter("testcase") if c.find("failure") is not None}
+    assert set(failed) == {"qqst_nmag_within_flgt"}
+    failure = failed["qqst_nmag_within_flgt"]
+    assert "1 new violating rows" in failure.get("message") and "QQSTNMAG <= QQSTFLGT" in failure.get("message")
+    assert '"QQSTNMAG"' in failure.text and "QM03" in failure.text
+    summary = (gate / "summary.md").read_text()
+    assert summary.startswith("## mqsmf data-quality gate: FAILED") and "`qqst_nmag_within_flgt`" in summary
+    # Against the baseline: exit 0 (the README line said so), the violation reported as accepted.
+    verdict = json.loads((gate / "gate.json").read_text())
+    assert verdict["passed"] and verdict["exit_code"] == 0
+    accepted = [c for s in verdict["stages"] for c in s["checks"] if c["verdict"] == "accepted"]
+    assert [(c["check"], c["accepted_violations"]) for c in accepted] == [("qqst_nmag_within_flgt", 1)]
+    # No --docs: the Data Docs are in the project's target/ (the old relative default crashed GX).
+    assert (project / "target" / "data_docs" / "raw" / "index.html").is_file()
+
+
+def _check_elsewhere(readme_run, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`mqsmf check` from a folder outside the project, as a user types it."""
+    elsewhere = readme_run["work"] / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    line = " ".join(["mqsmf", "check", "--project-dir", str(readme_run["project"]), *args])
+    return bash(line, elsewhere, env or readme_run["env"])
+
+
+def _one_line_error(proc: subprocess.CompletedProcess) -> str:
+    assert proc.returncode == 2, (proc.returncode, _tail(proc.stdout), _tail(proc.stderr))
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("mqsmf check"), proc.stderr
+    return last
+
+
+@pytest.mark.spark
+def test_exit_codes_from_another_folder(readme_run):
+    assert not readme_run["failures"]
+    # 0: a check that passes on the walk-through's day, relative output paths from this folder.
+    ok = _check_elsewhere(readme_run, "--stage", "raw", "--check", "qqst_tmfg_within_flgt", "--junit", "out/j.xml")
+    assert ok.returncode == 0, _tail(ok.stderr)
+    root = validate_junit((readme_run["work"] / "elsewhere" / "out" / "j.xml").read_text())
+    assert [c.get("name") for c in root.iter("testcase")] == ["qqst_tmfg_within_flgt"]
+    # 1: the planted violation.
+    bad = _check_elsewhere(readme_run, "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--no-docs")
+    assert bad.returncode == 1, _tail(bad.stderr)
+    # 2: usage and environment errors, one line each, no traceback.
+    assert "invalid choice" in _check_elsewhere(readme_run, "--stage", "nonsense").stderr
+    assert _check_elsewhere(readme_run, "--stage", "nonsense").returncode == 2
+    assert "unknown check" in _one_line_error(_check_elsewhere(readme_run, "--check", "no_such_check"))
+    nowhere = bash("mqsmf check --project-dir /nonexistent/project", readme_run["work"], readme_run["env"])
+    assert "not the mqsmf dbt project" in _one_line_error(nowhere)
+    empty = dict(readme_run["env"], MQSMF_WAREHOUSE_DIR=str(readme_run["work"] / "no-warehouse"))
+    assert "no warehouse" in _one_line_error(_check_elsewhere(readme_run, env=empty))
+
+
+@pytest.mark.spark
+def test_unreadable_tables_exit_2_with_one_line(readme_run):
+    assert not readme_run["failures"]
+    project = readme_run["project"]
+    tables = [p for p in project.rglob("qqst") if p.is_dir() and p.parent.name.startswith("smf_raw")]
+    assert tables, "cannot find the qqst table's folder"
+    for folder in tables:
+        shutil.rmtree(folder)
+    proc = _check_elsewhere(readme_run, "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--no-docs")
+    assert "cannot read the tables" in _one_line_error(proc)
+
+
+# ----------------------------------------------------------------------------------------------
+# Slow: every README line that is not skipped, and the example CI pipeline
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_every_readme_command_works_verbatim_slow(tmp_path):
+    project = copy_project(tmp_path / "project")
+    (tmp_path / "home").mkdir()
+    make_user_files(project)
+    failures, done = run_plan(project, fresh_env(tmp_path / "home"), (RUN, SLOW))
+    assert not failures, "\n\n".join(failures)
+    assert any(t.startswith("bash .ci/main") for t in done)
+
+
+def pipeline_steps() -> tuple[list[dict], dict]:
+    import yaml
+
+    jobs = yaml.safe_load(PIPELINE.read_text())["jobs"]
+    (job,) = jobs.values()
+    return job["steps"], job.get("env", {})
+
+
+# Steps of the example pipeline the test does not run, and why.
+NOT_RUN = {
+    "actions/checkout": "the test runs in a copy of the project",
+    "actions/setup-python": "the test runs in the project's Python 3.11 environment",
+    "actions/setup-java": "the test runs with this machine's Java 17",
+    "Install": "the test runs in the project's installed environment (pip install -e .[all])",
+    "mikepenz/action-junit-report": "a GitHub action: the test validates the JUnit file it reads instead",
+    "actions/upload-artifact": "a GitHub action: the test checks that every path it uploads exists instead",
+}
+
+
+def _step_id(step: dict) -> str:
+    return step.get("name") if step.get("name") in NOT_RUN else step.get("uses", step.get("name", "")).split("@")[0]
+
+
+def test_the_pipeline_publishes_what_its_gate_step_writes():
+    steps, _ = pipeline_steps()
+    for step in steps:
+        assert "run" in step or _step_id(step) in NOT_RUN, f"step {step} is neither run by the test nor explained"
+    runs = "\n".join(s["run"] for s in steps if "run" in s and _step_id(s) not in NOT_RUN)
+    junit = next(s for s in steps if s.get("uses", "").startswith("mikepenz/action-junit-report"))
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
+    report_path = junit["with"]["report_paths"]
+    assert f"--junit {report_path}" in runs
+    uploaded = upload["with"]["path"].split()
+    assert any(report_path.startswith(p) for p in uploaded) and "target/report/index.html" in uploaded
+    for word in ("mqsmf load", "dbt build", "mqsmf check", "mqsmf report"):
+        assert word in runs, word
+
+
+@pytest.mark.slow
+@pytest.mark.spark
+def test_the_example_pipeline_runs_green_on_a_clean_day(tmp_path):
+    steps, job_env = pipeline_steps()
+    project = copy_project(tmp_path / "project")
+    (tmp_path / "home").mkdir()
+    summary = tmp_path / "step_summary.md"
+    env = {**fresh_env(tmp_path / "home"), **{k: str(v) for k, v in job_env.items()}}
+    env["GITHUB_STEP_SUMMARY"] = str(summary)
+    for step in steps:
+        if "run" not in step or _step_id(step) in NOT_RUN:
+            print(f"not run: {_step_id(step)}: {NOT_RUN.get(_step_id(step))}")
+            continue
+        # GitHub's `run:` shell: bash --noprofile --norc -eo pipefail
+        proc = bash(step["run"], project, env, ("-eo", "pipefail"))
+        assert proc.returncode == 0, f"{PIPELINE.name} step {step.get('name')!r}: exit {proc.returncode}\n" + _tail(
+            proc.stdout + proc.stderr
+        )
+    root = validate_junit((project / "target" / "gate" / "junit.xml").read_text())
+    assert root.get("failures") == "0" and int(root.get("tests")) > 40  # a clean day: exit 0, no failure
+    assert summary.read_text().startswith("## mqsmf data-quality gate: PASSED")
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
+    for path in upload["with"]["path"].split():
+        assert (project / path).exists(), path
