@@ -47,6 +47,7 @@ def test_every_check_names_columns_its_raw_frame_has():
     frame_columns["intervals"] = {"structure", "qmgr", "interval_seconds", "dq_gap_seconds", "previous_interval_end"}
     frame_columns["quarantine"] = {"source_file", "offset", "length", "smf_type", "smf_subtype", "reason"}
     frame_columns["unloaded_records"] = {c.split()[0] for c in UNLOADED_COLUMNS.split(", ")}
+    frame_columns["qqst_shared"] = frame_columns["qqst"] | {"dq_cf_structures", "dq_usual_cf_structure"}
     for c in cat.checks:
         frame = cat.frames[c.frame]
         available = frame_columns[c.frame] | {n for n, _ in frame.derived} | set(c.rule.derived)
@@ -329,17 +330,38 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
     qqst("qqst_get_bytes_split", "QM02", "APP.PRIVATE.2", 1, QQSTGETB=801)
     qqst("qqst_browses_split", "QM02", "APP.SHARED.1", 1, QQSTBRWS=3)
     qqst("qqst_browse_bytes_split", "QM02", "APP.SHARED.2", 1, QQSTNPBB=99)
-    # (On a partial record: elsewhere the current depth would also be outside the watermarks.)
-    qqst("qqst_depth_watermarks", "QM02", "APP.PRIVATE.PARTIAL", 1, QQSTDPLO=20, QQSTDPHI=10)
+    # (On a shared queue's partial record, whose zeroed depth is exempt: elsewhere the current depth
+    # would also be outside the watermarks.)
+    qqst("qqst_depth_watermarks", "QM02", "APP.SHARED.PARTIAL", 1, QQSTDPLO=20, QQSTDPHI=10)
+    # A private queue's partial record has only its age zeroed: its depth is checked.
+    qqst("qqst_depth_below_high_watermark", "QM02", "APP.PRIVATE.PARTIAL", 0, QQSTDPTH=50)
     qqst("qqst_depth_above_low_watermark", "QM01", "APP.PRIVATE.2", 1, QQSTDPTH=1)
     qqst("qqst_depth_below_high_watermark", "QM02", "APP.PRIVATE.1", 1, QQSTDPTH=11)
     qqst("qqst_input_handle_watermarks", "QM01", "APP.SHARED.2", 1, QQSTIPLO=4)
     qqst("qqst_output_handle_watermarks", "QM02", "APP.SHARED.1", 1, QQSTOPHI=0)
     qqst("qqst_message_size_min_avg", "QM01", "APP.SHARED.1", 0, QQSTMSMI=150)
     qqst("qqst_message_size_avg_max", "QM02", "APP.PRIVATE.2", 1, QQSTMSAV=250)
-    # Sizes out of order on a queue where nothing was put are not a violation.
-    i = _row(q, qmgr="QM02", QQSTQNAM="APP.SHARED.2", interval_start=START + INTERVAL)
-    q = _set(q, i, QQSTPUTS=0, QQSTNPPT=0, QQSTPPT=0, QQSTPUT1=0, QQSTNPP1=0, QQSTPP1=0, QQSTMSMI=300)
+    # Sizes out of order on a queue where nothing was put are not a violation; bytes put are.
+    qqst(
+        "qqst_put_bytes_need_puts", "QM02", "APP.SHARED.2", 1,
+        QQSTPUTS=0, QQSTNPPT=0, QQSTPPT=0, QQSTPUT1=0, QQSTNPP1=0, QQSTPP1=0, QQSTMSMI=300,
+    )  # fmt: skip
+    qqst("qqst_get_bytes_need_gets", "QM01", "APP.PRIVATE.1", 0, QQSTGETS=0, QQSTNPDG=0, QQSTPDG=0)
+    qqst("qqst_browse_bytes_need_browses", "QM02", "APP.PRIVATE.1", 0, QQSTBRWS=0, QQSTNPBR=0, QQSTPBR=0)
+    # 12 messages of 50 to 200 bytes are at most 2,400 bytes (the MQPUT1 bytes alone are 2,000 here).
+    qqst("qqst_put_bytes_within_message_sizes", "QM01", "APP.PRIVATE.2", 0, QQSTPT1B=2000, QQSTNP1B=1000, QQSTP1B=1000)
+    # Each subset within QQSTFLGT (5), together above it.
+    qqst("qqst_get_failures_within_flgt", "QM02", "APP.SHARED.1", 1, QQSTNMAG=3, QQSTTMFG=3)
+    qqst("qqst_browse_failures_within_flbr", "QM01", "APP.SHARED.1", 1, QQSTFLBR=1, QQSTNMAB=1, QQSTTMFB=1)
+    qqst("qqst_last_put_get_not_after_record", "QM02", "APP.PRIVATE.2", 0, QQSTLGET=START + 2 * INTERVAL)
+    # On a 9.3.0 record (no watermarks), a negative depth breaks nothing else.
+    qqst("qqst_depth_not_negative", "QM02", "SYSTEM.OLD.930", 0, QQSTDPTH=-1)
+    # Three rows of APP.SHARED.2 name APPL1, one names APPL2: that one is listed.
+    qqst("qqst_shared_queue_one_cf_structure", "QM01", "APP.SHARED.2", 0, QQSTCFST="APPL2")
+    # The NMAG and TMFG rows above also put the two subsets together above QQSTFLGT.
+    want["qqst_get_failures_within_flgt"] |= want["qqst_nmag_within_flgt"] | want["qqst_tmfg_within_flgt"]
+    # A minimum size of 150 makes 12 messages at least 1,800 bytes, more than the 1,200 put.
+    want["qqst_put_bytes_within_message_sizes"] |= want["qqst_message_size_min_avg"]
     t["qqst"] = q
     qqst("qqst_queue_named", "QM01", "SYSTEM.OLD.930", 1, QQSTQNAM="")
     t["qqst"] = q

@@ -33,7 +33,19 @@ CHECK_VERSION = {
     "dplo_gt_dphi": "9.3.3",
     "depth_outside_watermarks": "9.3.3",
     "msg_size_order": "9.3.3",
+    "get_failures_gt_flgt": "9.3.3",
+    "browse_failures_gt_flbr": "9.3.3",
+    "handles_outside_watermarks": "9.3.3",
+    "put_bytes_above_max_size": "9.3.3",
+    "put_bytes_without_puts": "9.3.3",
+    "get_bytes_without_gets": "9.3.3",
+    "browse_bytes_without_browses": "9.3.3",
+    "last_put_after_record": "9.3.1",
+    "partial_private_depth_above_high": "9.3.3",
 }
+# Invariants planted on queue managers before 9.3.3, whose records have no depth watermarks (a
+# negative depth there breaks nothing but the depth itself).
+CHECK_BEFORE = {"negative_depth": "9.3.3"}
 # Intervals before (and after) the chosen one that the item also shapes.
 RULE_WINDOW = {"Q03": (3, 1), "Q04": (2, 1), "Q10": (3, 1)}
 # Target share of a pool's buffers the peak use reaches (and whether objects count) per rule.
@@ -358,6 +370,10 @@ class _Planner:
     def violate(self, target: Target) -> None:
         check = target.id
         qms = self.qmgrs(target, CHECK_VERSION.get(check))
+        if check in CHECK_BEFORE:
+            qms = [q for q in qms if _vkey(q.version) < _vkey(CHECK_BEFORE[check])]
+            if not qms:
+                raise PlanError(f"{target}: needs a queue manager before MQ {CHECK_BEFORE[check]}")
         rec = dict(check=check)
         if check in ("interval_gap", "interval_overlap", "duplicate_record"):
             lo = 1 if check != "duplicate_record" else 0
@@ -436,7 +452,7 @@ class _Planner:
             def shared_queues(qm, Q):
                 return Q.is_shared
 
-            pred = shared_queues if check.startswith("partial_") else self.busy
+            pred = shared_queues if check in SHARED_QUEUE_CHECKS else self.busy
             cands = self.queue_candidates(target, qms, ks, 0, 0, pred)
             qm, q, k = self.place(target, cands, "queue")
             fn = _queue_violation(check, q, rec)
@@ -506,6 +522,10 @@ class _Planner:
         )
 
 
+# Violations planted on a shared queue (the others on a busy private one).
+SHARED_QUEUE_CHECKS = ("partial_nonzero_depth", "partial_nonzero_age", "cf_structure_mismatch")
+
+
 def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], None]:
     """A mutation of one queue's QQST values that breaks the named invariant."""
 
@@ -514,7 +534,7 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
         before = {}
 
         def put(name, value):
-            before[name] = int(c[name][q]) if not isinstance(c[name][q], (bool, np.bool_)) else bool(c[name][q])
+            before[name] = _plain(c[name][q])
             c[name][q] = value
 
         if check == "nmag_gt_flgt":
@@ -543,7 +563,8 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
             put("QQSTGETS", int(c["QQSTNPDG"][q]) + int(c["QQSTPDG"][q]) + 9)
             rec["relation"] = "QQSTGETS <> QQSTNPDG + QQSTPDG"
         elif check == "put_bytes_split":
-            put("QQSTPUTB", int(c["QQSTNPPB"][q]) + int(c["QQSTPPB"][q]) + 1000)
+            # A part grows, not the total: the bytes put stay within the message sizes.
+            put("QQSTNPPB", int(c["QQSTNPPB"][q]) + 1000)
             rec["relation"] = "QQSTPUTB <> QQSTNPPB + QQSTPPB"
         elif check == "dplo_gt_dphi":
             put("QQSTDPLO", int(c["QQSTDPHI"][q]) + 3)
@@ -556,14 +577,70 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
             put("QQSTMSMI", hi + 1)
             put("QQSTMSMA", max(0, lo - 1) if lo > 0 else 0)
             rec["relation"] = "QQSTMSMI > QQSTMSMA"
+        elif check == "get_failures_gt_flgt":
+            flgt = max(2, int(c["QQSTFLGT"][q]))
+            put("QQSTFLGT", flgt)
+            put("QQSTNMAG", flgt - 1)
+            put("QQSTTMFG", 2)
+            rec["relation"] = "QQSTNMAG + QQSTTMFG > QQSTFLGT (each alone within it)"
+        elif check == "browse_failures_gt_flbr":
+            put("QQSTNMAB", int(c["QQSTFLBR"][q]))
+            put("QQSTTMFB", 1)
+            rec["relation"] = "QQSTNMAB + QQSTTMFB > QQSTFLBR"
+        elif check == "handles_outside_watermarks":
+            put("QQSTIPCT", int(c["QQSTIPHI"][q]) + 2)
+            rec["relation"] = "QQSTIPCT > QQSTIPHI"
+        elif check == "put_bytes_above_max_size":
+            msgs = int(c["QQSTPUTS"][q]) + int(c["QQSTPUT1"][q])
+            extra = int(c["QQSTMSMA"][q]) * msgs - int(c["QQSTPUTB"][q]) - int(c["QQSTPT1B"][q]) + 1000
+            put("QQSTPUTB", int(c["QQSTPUTB"][q]) + extra)
+            put("QQSTNPPB", int(c["QQSTNPPB"][q]) + extra)
+            rec["relation"] = "QQSTPUTB + QQSTPT1B > QQSTMSMA x (QQSTPUTS + QQSTPUT1)"
+        elif check in ("put_bytes_without_puts", "get_bytes_without_gets", "browse_bytes_without_browses"):
+            counts, amount, part = {
+                "put_bytes_without_puts": (
+                    ("QQSTPUTS", "QQSTNPPT", "QQSTPPT", "QQSTPUT1", "QQSTNPP1", "QQSTPP1"),
+                    "QQSTPUTB",
+                    "QQSTNPPB",
+                ),
+                "get_bytes_without_gets": (("QQSTGETS", "QQSTNPDG", "QQSTPDG"), "QQSTGETB", "QQSTNPDB"),
+                "browse_bytes_without_browses": (("QQSTBRWS", "QQSTNPBR", "QQSTPBR"), "QQSTBRWB", "QQSTNPBB"),
+            }[check]
+            for name in counts:
+                put(name, 0)
+            if int(c[amount][q]) == 0:  # keep the bytes' own split whole
+                put(amount, 100)
+                put(part, int(c[part][q]) + 100)
+            rec["relation"] = f"{amount} > 0 with {counts[0]} = 0"
+        elif check == "last_put_after_record":
+            put("QQSTLPUT", int(c["QQSTLPUT"][q]) + 2 * 86_400 * 1_000_000)
+            rec["relation"] = "QQSTLPUT two days after the record time"
+        elif check == "negative_depth":
+            put("QQSTDPTH", -5)
+            rec["relation"] = "QQSTDPTH < 0 (a record without depth watermarks)"
+        elif check == "cf_structure_mismatch":
+            put("QQSTCFST", "OTHERSTRUCT")
+            rec["relation"] = "QQSTCFST names another CF structure than the queue's other rows in its QSG"
+        elif check == "partial_private_depth_above_high":
+            put("QQSTPART", True)
+            put("QQSTMAGE", 0)
+            put("QQSTDPTH", int(c["QQSTDPHI"][q]) + 5)
+            rec["relation"] = "private queue partial record (QQSTPART, age zeroed) with QQSTDPTH > QQSTDPHI"
         else:
             raise PlanError(f"no such check {check!r}")
         rec["fields_before"] = before
-        rec["fields"] = {
-            name: (bool(c[name][q]) if isinstance(c[name][q], (bool, np.bool_)) else int(c[name][q])) for name in before
-        }
+        rec["fields"] = {name: _plain(c[name][q]) for name in before}
 
     return fn
+
+
+def _plain(value):
+    """A column value as JSON can hold it (flags as booleans, names as text, counters as int)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        return value.decode() if isinstance(value, bytes) else str(value)
+    return int(value)
 
 
 def plan(scenario, rng: np.random.Generator) -> Planned:

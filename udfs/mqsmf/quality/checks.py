@@ -33,6 +33,7 @@ from .rules import (
     NoRows,
     NotInSet,
     Rule,
+    SumAtMost,
     SumOf,
     Unique,
     When,
@@ -224,6 +225,25 @@ def _intervals_sql(tables: Mapping[str, str], spark=None) -> str | None:
     )
 
 
+def _shared_structures_sql(tables: Mapping[str, str], spark=None) -> str | None:
+    """Shared-queue rows that name a CF structure, each with the structure the queue's rows in its
+    QSG name most often (ties: the greatest name) and how many structures they name. A shared
+    queue lives in one CF structure of its QSG, so a row naming another one is the odd one out."""
+    if "qqst" not in tables:
+        return None
+    qqst = tables["qqst"]
+    named = "`QQSTDISP` AND `QQSTCFST` <> ''"
+    return (
+        "SELECT q.*, s.dq_cf_structures, s.dq_usual_cf_structure FROM "
+        f"(SELECT * FROM {qqst} WHERE {named}) AS q JOIN ("
+        "SELECT `QQSTQSGN`, `QQSTQNAM`, count(*) AS dq_cf_structures, "
+        "max_by(`QQSTCFST`, struct(n, `QQSTCFST`)) AS dq_usual_cf_structure FROM ("
+        f"SELECT `QQSTQSGN`, `QQSTQNAM`, `QQSTCFST`, count(*) AS n FROM {qqst} WHERE {named} "
+        "GROUP BY `QQSTQSGN`, `QQSTQNAM`, `QQSTCFST`) AS per_structure GROUP BY `QQSTQSGN`, `QQSTQNAM`) AS s "
+        "ON q.`QQSTQSGN` = s.`QQSTQSGN` AND q.`QQSTQNAM` = s.`QQSTQNAM`"
+    )
+
+
 def _single(table: str) -> Callable[[Mapping[str, str], Any], str | None]:
     def build(tables: Mapping[str, str], spark=None) -> str | None:
         return f"SELECT * FROM {tables[table]}" if table in tables else None
@@ -373,7 +393,24 @@ def _raw_frames() -> list[Frame]:
             "Queue statistics (115/216), one row per queue and interval.",
             table_name="'qqst'",
             object_name="QQSTQNAM",
-            derived=(("dq_messages_put", "`QQSTPUTS` + `QQSTPUT1`"),),
+            derived=(
+                ("dq_messages_put", "`QQSTPUTS` + `QQSTPUT1`"),
+                ("dq_put_bytes", "`QQSTPUTB` + `QQSTPT1B`"),
+                ("dq_put_bytes_at_min_size", "`QQSTMSMI` * (`QQSTPUTS` + `QQSTPUT1`)"),
+                ("dq_put_bytes_at_max_size", "`QQSTMSMA` * (`QQSTPUTS` + `QQSTPUT1`)"),
+                # Seed 000: a shared queue's partial record zeroes the depth; a private one's depth stands.
+                ("dq_depth_trusted", "NOT (`QQSTDISP` AND `QQSTPART`)"),
+                ("dq_last_put_or_get", "greatest(`QQSTLPUT`, `QQSTLGET`)"),
+            ),
+        ),
+        Frame(
+            "qqst_shared",
+            RAW,
+            ("qqst",),
+            _shared_structures_sql,
+            "Shared queues' statistics (115/216) with the CF structure most of the queue's rows name in its QSG.",
+            table_name="'qqst'",
+            object_name="QQSTQNAM",
         ),
         Frame(
             "qpst",
@@ -457,8 +494,8 @@ PARTIAL = When("QQSTPART", "==", True)
 
 
 def _qqst_checks() -> list[Check]:
-    def qqst(name, rule, *, when=(), severity=ERROR, description="", source=SEED_QQST):
-        return Check(name, "qqst", rule, severity, tuple(when), source, description, fields=tuple(_ibm(rule, when)))
+    def qqst(name, rule, *, when=(), severity=ERROR, description="", source=SEED_QQST, frame="qqst"):
+        return Check(name, frame, rule, severity, tuple(when), source, description, fields=tuple(_ibm(rule, when)))
 
     splits = [
         ("qqst_puts_split", "QQSTPUTS", ("QQSTNPPT", "QQSTPPT"), "MQPUT count"),
@@ -481,6 +518,19 @@ def _qqst_checks() -> list[Check]:
             AtMost("QQSTTMFG", "QQSTFLGT"),
             description="Gets failed with TRUNCATED_MSG_FAILED are a subset of failed destructive gets "
             "(the 9.3.3 page names the field QQSTTMFB).",
+        ),
+        qqst(
+            "qqst_get_failures_within_flgt",
+            SumAtMost(("QQSTNMAG", "QQSTTMFG"), "QQSTFLGT", "dq_get_failure_subcounts_excess"),
+            description="No-message-available and truncated-message failures are disjoint subsets of the "
+            "failed destructive gets (seed 000 names the second one QQSTTMFB), so together at most QQSTFLGT.",
+        ),
+        qqst(
+            "qqst_browse_failures_within_flbr",
+            SumAtMost(("QQSTNMAB", "QQSTTMFB"), "QQSTFLBR", "dq_browse_failure_subcounts_excess"),
+            description="The browse counterparts: no-message-available and truncated-message browse failures "
+            "are disjoint subsets of the failed browses (structure CSQDQQST, offsets 408-424).",
+            source=f"{SEED_QQST}; {LAYOUTS_DOC}",
         ),
         qqst(
             "qqst_partial_shared_depth_zero",
@@ -565,26 +615,82 @@ def _qqst_checks() -> list[Check]:
         qqst(
             "qqst_depth_above_low_watermark",
             AtMost("QQSTDPLO", "QQSTDPTH"),
-            when=(When("QQSTPART", "==", False),),
+            when=(When("dq_depth_trusted", "==", True),),
             description="The depth at collection time counts towards the interval's lowest depth, so it is "
-            ">= QQSTDPLO (not in partial records, whose depth is zeroed).",
+            ">= QQSTDPLO. Not in a shared queue's partial record, whose depth is zeroed; a private queue's "
+            "partial record has only its age zeroed, so its depth is checked.",
         ),
         qqst(
             "qqst_depth_below_high_watermark",
             AtMost("QQSTDPTH", "QQSTDPHI"),
-            when=(When("QQSTPART", "==", False),),
+            when=(When("dq_depth_trusted", "==", True),),
             description="The depth at collection time counts towards the interval's highest depth, so it is "
-            "<= QQSTDPHI (not in partial records, whose depth is zeroed).",
+            "<= QQSTDPHI (not in a shared queue's partial record, whose depth is zeroed).",
+        ),
+        qqst(
+            "qqst_depth_not_negative",
+            Between("QQSTDPTH", minimum=0),
+            description="A queue's depth is a number of messages: never negative.",
         ),
         qqst(
             "qqst_input_handle_watermarks",
-            AtMost("QQSTIPLO", "QQSTIPHI"),
-            description="Low watermark of input handles <= high watermark.",
+            EachAtMost(
+                (("QQSTIPLO", "QQSTIPCT"), ("QQSTIPCT", "QQSTIPHI")),
+                "dq_input_handles_outside",
+                "QQSTIPLO <= QQSTIPCT <= QQSTIPHI",
+            ),
+            description="The input handles open at collection time (IPPROCS) lie within the interval's low "
+            "and high watermarks of input handles.",
         ),
         qqst(
             "qqst_output_handle_watermarks",
-            AtMost("QQSTOPLO", "QQSTOPHI"),
-            description="Low watermark of output handles <= high watermark.",
+            EachAtMost(
+                (("QQSTOPLO", "QQSTOPCT"), ("QQSTOPCT", "QQSTOPHI")),
+                "dq_output_handles_outside",
+                "QQSTOPLO <= QQSTOPCT <= QQSTOPHI",
+            ),
+            description="The output handles open at collection time (OPPROCS) lie within the interval's low "
+            "and high watermarks of output handles.",
+        ),
+        qqst(
+            "qqst_put_bytes_within_message_sizes",
+            EachAtMost(
+                (("dq_put_bytes_at_min_size", "dq_put_bytes"), ("dq_put_bytes", "dq_put_bytes_at_max_size")),
+                "dq_put_bytes_outside_sizes",
+                "QQSTMSMI x (QQSTPUTS + QQSTPUT1) <= QQSTPUTB + QQSTPT1B <= QQSTMSMA x (QQSTPUTS + QQSTPUT1)",
+            ),
+            when=(When("dq_messages_put", ">", 0),),
+            description="Every message put is between the smallest and the largest size put, so the bytes put "
+            "lie between messages x minimum size and messages x maximum size.",
+        ),
+        *(
+            qqst(
+                name,
+                InSet(amount, (0,)),
+                when=(When(count, "==", 0),),
+                description=f"No {what} bytes in an interval without {what}s.",
+            )
+            for name, amount, count, what in (
+                ("qqst_put_bytes_need_puts", "dq_put_bytes", "dq_messages_put", "put"),
+                ("qqst_get_bytes_need_gets", "QQSTGETB", "QQSTGETS", "destructive get"),
+                ("qqst_browse_bytes_need_browses", "QQSTBRWB", "QQSTBRWS", "browse"),
+            )
+        ),
+        qqst(
+            "qqst_last_put_get_not_after_record",
+            AtMost("dq_last_put_or_get", "record_stck"),
+            description="The last put and the last get (QQSTLPUT, QQSTLGET: when the last message was put or "
+            "got, as at collection) happened before the record was written (QWHSSTCK).",
+            source=f"{SEED_QQST}; QWHS header ({LAYOUTS_DOC})",
+        ),
+        qqst(
+            "qqst_shared_queue_one_cf_structure",
+            EqualColumns("QQSTCFST", "dq_usual_cf_structure"),
+            frame="qqst_shared",
+            description="A shared queue is defined once for its QSG, in one CF structure: every queue manager "
+            "reports the same QQSTCFST for it. Listed: the rows naming another structure than most rows of the "
+            "queue do (dq_cf_structures says how many structures its rows name).",
+            source=SEED_QSG,
         ),
         qqst(
             "qqst_message_size_min_avg",

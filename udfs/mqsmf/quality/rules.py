@@ -271,6 +271,34 @@ class SumOf(Rule):
 
 
 @dataclass(frozen=True)
+class SumAtMost(Rule):
+    """``part + part + ... <= total`` (disjoint subsets of a count): checked as the derived excess
+    ``(sum of parts) - total`` being <= 0."""
+
+    parts: tuple[str, ...]
+    total: str
+    excess: str
+
+    @property
+    def derived(self):
+        return {self.excess: f"({' + '.join(map(quote, self.parts))}) - {quote(self.total)}"}
+
+    @property
+    def columns(self):
+        return (*self.parts, self.total, self.excess)
+
+    @property
+    def text(self):
+        return f"{' + '.join(self.parts)} <= {self.total}"
+
+    def violation_sql(self):
+        return f"({_present(self.excess)} AND {quote(self.excess)} > 0)"
+
+    def expectation(self, **common):
+        return _gx().ExpectColumnValuesToBeBetween(column=self.excess, max_value=0, **common)
+
+
+@dataclass(frozen=True)
 class EachAtMost(Rule):
     """``low <= high`` for several pairs at once (e.g. the four log-copy slots of QJSTIO): checked as
     the derived largest excess ``max(low - high)`` being <= 0."""
