@@ -4,7 +4,7 @@ Exit status (the contract CI relies on): 0 the gate passed (warnings, and violat
 accepts, may have been reported); 1 violations at the severity chosen with ``--fail-on`` (``error``
 by default, ``warn`` for warnings too) that the baseline does not accept; 2 the gate could not run
 (usage, no project, no warehouse or tables, unreadable tables, unwritable outputs), with a one-line
-message on stderr and never a traceback (``MQSMF_DEBUG=1`` shows it).
+message on stderr and never a traceback (``--verbose`` shows it).
 
 Paths: ``--docs`` defaults to ``<project>/target/data_docs``; the files given to ``--docs``,
 ``--junit``, ``--markdown``, ``--json``, ``--baseline`` and ``--write-baseline`` are taken from the
@@ -200,9 +200,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"mqsmf check: {e}", file=sys.stderr)
         return 2
     except Exception as e:  # the exit contract: 2 and one line, never a traceback
-        if os.environ.get("MQSMF_DEBUG"):
-            raise
-        print(f"mqsmf check: {_one_line(e)} (MQSMF_DEBUG=1 shows the traceback)", file=sys.stderr)
+        if getattr(args, "verbose", False):
+            raise  # mqsmf's main prints the traceback
+        print(f"mqsmf check: {_one_line(e)} (--verbose shows the traceback)", file=sys.stderr)
         return 2
 
 
