@@ -209,3 +209,79 @@ def test_smf_dump_is_not_taken_for_a_message_dump(tmp_path):
     p = tmp_path / "smf.dat"
     p.write_bytes(b"\x00\x64\x00\x00" + bytes(96))
     assert not is_dump_file(str(p))
+
+
+# --------------------------------------------------------------------------------------------
+# Generator <-> reader, and the events against the SMF statistics of the same day
+# --------------------------------------------------------------------------------------------
+
+GENERATED_DAY = dict(seed=11, qmgrs=3, queues=12, intervals=12, versions=("9.3.3", "9.4.0", "10.0.0"))
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    from mqsmf.generate import ScenarioConfig, plan_scenario, write_scenario
+    from mqsmf.generate.events import write_events
+
+    work = tmp_path_factory.mktemp("events")
+    day = str(work / "day.dat")
+    scenario = plan_scenario(ScenarioConfig(**GENERATED_DAY))
+    write_scenario(scenario, day)
+    return day, write_events(scenario, day)
+
+
+def test_generated_dumps_read_back_exactly(generated):
+    _, manifest = generated
+    assert manifest["perfmev"] == {"QM01": "ENABLED", "QM02": "ENABLED", "QM03": "DISABLED"}
+    rows, orders = [], set()
+    for path in manifest["files"].values():
+        table, report = read_dump(path)
+        assert report.quarantine == [] and report.skipped == 0
+        rows += table.to_pylist()
+        orders |= set(table.column("byte_order").to_pylist())
+    assert orders == {"big-endian", "little-endian"}  # both ways sites save the queue
+    got = {(r["event_qmgr_name"], r["msg_id"]): r for r in rows}
+    assert len(got) == len(rows) == len(manifest["events"]) > 0
+    for e in manifest["events"]:
+        r = got[(e["qmgr"], e["msg_id"])]
+        assert (r["queue_name"], r["event"], r["correl_id"]) == (e["queue"], e["event"], e["correl_id"])
+        assert r["put_at"] == dt.datetime.fromisoformat(e["put_at"].replace("Z", "+00:00"))
+        for k in ("msg_enq_count", "msg_deq_count", "high_q_depth", "seconds_since_reset"):
+            assert r[k] == e[k], k
+    kinds = {(e["shared"], e["event"]) for e in manifest["events"]}
+    assert {(False, "QUEUE_DEPTH_HIGH"), (True, "QUEUE_DEPTH_HIGH"), (True, "QUEUE_DEPTH_LOW")} <= kinds
+    assert not any(e["qmgr"] == "QM03" for e in manifest["events"])  # PERFMEV(DISABLED) writes none
+
+
+def _to_minute(t: dt.datetime) -> dt.datetime:
+    return (t + dt.timedelta(seconds=30)).replace(second=0, microsecond=0)
+
+
+def test_generated_events_agree_with_the_decoded_smf_statistics(generated):
+    """Each message's counts are the writing queue manager's QQST counters summed over the SMF
+    intervals from its previous event (or the day's start) to the event's interval, as decoded
+    from the day's SMF dump by the SMF reader."""
+    from mqsmf import read_file
+
+    day, manifest = generated
+    tables, report = read_file(day, ["QQST"])
+    assert not report.quarantine
+    q = tables["QQST"].to_pylist()
+    stats: dict[tuple, list[dict]] = {}
+    for r in q:
+        stats.setdefault((r["qmgr"], r["QQSTQNAM"]), []).append(r)
+    checked = 0
+    for e in manifest["events"]:
+        put = dt.datetime.fromisoformat(e["put_at"].replace("Z", "+00:00"))
+        # TimeSinceReset is whole seconds: the reset lies within the second before put - seconds.
+        reset = (put - dt.timedelta(seconds=e["seconds_since_reset"])).replace(microsecond=0)
+        # The intervals that started at or after the reset and before the put (queue managers end
+        # their intervals close to, never exactly at, the nominal boundary: compare to the minute).
+        window = [r for r in stats[(e["qmgr"], e["queue"])] if reset <= _to_minute(r["interval_start"]) < put]
+        enq = sum(int(r["QQSTPUTS"]) + int(r["QQSTPUT1"]) for r in window)
+        deq = sum(int(r["QQSTGETS"]) for r in window)
+        assert (e["msg_enq_count"], e["msg_deq_count"]) == (enq, deq), e
+        if enq or deq:
+            assert e["high_q_depth"] == max(int(r["QQSTDPHI"]) for r in window)
+        checked += 1
+    assert checked == len(manifest["events"])

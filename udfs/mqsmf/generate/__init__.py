@@ -123,6 +123,17 @@ def add_subcommand(subparsers) -> None:
         help="descriptor words of the written file: rdw (VBS as dumped), bdw (with block words), nordw (none)",
     )
     g.add_argument("--block-size", type=int, default=32760, help="VBS block size (RDW segmentation and BDW blocks)")
+    g.add_argument(
+        "--events",
+        action="store_true",
+        help="also write the queue depth event messages the day implies, as dmpmqmsg dumps "
+        "FILE.<QMGR>.perfm.dmp (+ FILE.events.manifest.json)",
+    )
+    g.add_argument(
+        "--perfmev-disabled",
+        metavar="QMGR,...",
+        help="queue managers with PERFMEV(DISABLED) for --events (default: the last of three or more; '' for none)",
+    )
     g.set_defaults(func=_generate)
 
 
@@ -166,7 +177,14 @@ def _generate(args: argparse.Namespace) -> int:
         if bad:
             raise ValueError(f"unknown corruption {bad[0]!r}; use {', '.join(CORRUPTIONS)}")
         config = config_from_args(args)
-        manifest = write_scenario(plan_scenario(config), args.out, args.framing, corrupt, args.block_size)
+        scenario = plan_scenario(config)
+        manifest = write_scenario(scenario, args.out, args.framing, corrupt, args.block_size)
+        events = None
+        if args.events:
+            from .events import write_events
+
+            disabled = None if args.perfmev_disabled is None else [q for q in args.perfmev_disabled.split(",") if q]
+            events = write_events(scenario, args.out, disabled)
     except (ValueError, PlanError, OSError) as e:
         print(f"mqsmf generate: {e}", file=sys.stderr)
         return 2
@@ -186,4 +204,11 @@ def _generate(args: argparse.Namespace) -> int:
     for c in manifest["corruptions"]:
         print(f"  corrupted ({c['kind']}) at byte {c['offset']}: {c['change']}")
     print(f"  manifest: {args.out}.manifest.json")
+    if events is not None:
+        print(
+            f"  events: {len(events['events']):,} messages ({len(events['groups']):,} shared-queue groups) in "
+            f"{', '.join(events['files'].values()) or 'no file'}; PERFMEV(DISABLED): "
+            f"{', '.join(q for q, v in events['perfmev'].items() if v == 'DISABLED') or 'none'}"
+        )
+        print(f"  events manifest: {args.out}.events.manifest.json")
     return 0

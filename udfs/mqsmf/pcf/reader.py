@@ -36,6 +36,9 @@ from . import layouts as L
 
 STRUCTURE = "PERFM_EVENT"  # the raw table's structure name (raw table perfm_event)
 FRAMING = "dmpmqmsg"
+# Identifies a message across loads (idempotent reload): the queue manager that put it, its MsgId
+# and put time.
+NATURAL_KEY = ("event_qmgr_name", "msg_id", "put_at")
 _REQUIRED = ("ENC", "CCS", "FMT")
 _HEX = set("0123456789abcdefABCDEF")
 

@@ -44,6 +44,7 @@ import pyarrow as pa
 
 from ..decode import arrow_schema
 from ..layouts import layouts
+from ..pcf import reader as events
 from . import parts
 
 RAW_SCHEMA = "smf_raw"
@@ -68,6 +69,8 @@ def raw_tables() -> dict[str, pa.Schema]:
         for f in (LOAD_ID, LOADED_AT, SOURCE_SHA256):
             schema = schema.append(f)
         out[raw_table(name)] = schema
+    # Queue depth event messages (mqsmf.pcf): loaded from dmpmqmsg dumps by the same statements.
+    out[raw_table(events.STRUCTURE)] = events.arrow_schema().append(LOAD_ID).append(LOADED_AT).append(SOURCE_SHA256)
     out[AUDIT_TABLE] = pa.schema([LOAD_ID, LOADED_AT, *parts.AUDIT_SCHEMA])
     out[QUARANTINE_TABLE] = pa.schema([LOAD_ID, LOADED_AT, *parts.QUARANTINE_ROWS_SCHEMA])
     return out
@@ -75,6 +78,8 @@ def raw_tables() -> dict[str, pa.Schema]:
 
 def natural_key(structure: str) -> list[str]:
     """SQL expressions (over columns named as in the raw table) that identify a row."""
+    if structure == events.STRUCTURE:  # an event message: who put it, its MsgId, when
+        return [ident(c) for c in events.NATURAL_KEY]
     key = ["`qmgr`", "`smf_subtype`", "coalesce(`interval_start`, `record_stck`)"]
     columns = set(arrow_schema(structure).names)
     for col in layouts()[structure].natural_key:
@@ -138,14 +143,14 @@ def _load_columns(load_id: str, loaded_at_us: int) -> list[str]:
 def insert_structure_sql(raw_schema: str, structure: str, view: str, load_id: str, loaded_at_us: int) -> str:
     """Rows of the view whose natural key is new: one per key, none already in the table."""
     table = _qualified(raw_schema, raw_table(structure))
-    names = arrow_schema(structure).names
+    names = parts.schema_of(structure).names
     key = natural_key(structure)
     target = ", ".join(ident(c) for c in [*names, LOAD_ID.name, LOADED_AT.name, SOURCE_SHA256.name])
     select = ",\n    ".join(
         [*(f"n.{ident(c)}" for c in names), *_load_columns(load_id, loaded_at_us), f"n.{ident('source_sha256')}"]
     )
     partition = ", ".join(_on("v", k) for k in key)
-    order = ", ".join(f"v.{ident(c)}" for c in ("source_file", "record_offset", "entry_index"))
+    order = ", ".join(f"v.{ident(c)}" for c in ("source_file", "record_offset", "entry_index") if c in names)
     match = "\n    AND ".join(f"{_on('o', k)} <=> {_on('n', k)}" for k in key)
     return (
         f"INSERT INTO {table} ({target})\n"
@@ -252,7 +257,7 @@ def load_plan(
     # The audit read decodes every partition once (filling the spool); every later read uses it.
     land(parts.AUDIT, AUDIT_TABLE, insert_audit_sql)
     land(parts.QUARANTINE, QUARANTINE_TABLE, insert_quarantine_sql)
-    for name in sorted(layouts()):
+    for name in [*sorted(layouts()), events.STRUCTURE]:
         table = raw_table(name)
         land(name, table, lambda schema, v, i, t, name=name: insert_structure_sql(schema, name, v, i, t))
     release = f"{VIEW_PREFIX}release"
@@ -397,7 +402,7 @@ def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
     ).first()
     counts = " UNION ALL ".join(
         f"SELECT {literal(t)} AS t, count(*) AS n FROM {_qualified(raw_schema, t)} WHERE load_id = {lid}"
-        for t in [QUARANTINE_TABLE, *(raw_table(n) for n in sorted(layouts()))]
+        for t in [QUARANTINE_TABLE, *(raw_table(n) for n in [*sorted(layouts()), events.STRUCTURE])]
     )
     inserted = {r["t"]: r["n"] for r in spark.sql(counts).collect()}
     return LoadSummary(
@@ -409,5 +414,5 @@ def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
         records_skipped=row["s"] or 0,
         records_quarantined=row["q"] or 0,
         quarantine_rows_inserted=inserted.pop(QUARANTINE_TABLE),
-        rows_inserted={n: inserted[raw_table(n)] for n in sorted(layouts())},
+        rows_inserted={n: inserted[raw_table(n)] for n in [*sorted(layouts()), events.STRUCTURE]},
     )

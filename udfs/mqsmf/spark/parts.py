@@ -40,6 +40,7 @@ import pyarrow as pa
 from ..decode import TYPED, arrow_schema
 from ..framing import FRAMERS, FRAMINGS, FramingError, detect_framing, frame
 from ..layouts import layouts
+from ..pcf import reader as events
 from ..reader import QUARANTINE_SCHEMA, FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
 
 # Pseudo-structures: what a file read produced, rather than decoded rows.
@@ -80,7 +81,7 @@ def schema_of(structure: str, with_sha256: bool = False) -> pa.Schema:
         return AUDIT_SCHEMA
     if structure == QUARANTINE:
         return QUARANTINE_ROWS_SCHEMA
-    schema = arrow_schema(structure)
+    schema = events.arrow_schema() if structure == events.STRUCTURE else arrow_schema(structure)
     return schema.append(SOURCE_SHA256) if with_sha256 else schema
 
 
@@ -90,6 +91,8 @@ def structure_name(name: str | None) -> str:
         raise ValueError(f"option 'structure' is required: one of {', '.join([*sorted(layouts()), *PSEUDO])}")
     if name.lower() in PSEUDO:
         return name.lower()
+    if name.upper() == events.STRUCTURE:
+        return events.STRUCTURE
     if name.upper() not in layouts():
         raise ValueError(f"unknown structure {name!r}: use one of {', '.join([*sorted(layouts()), *PSEUDO])}")
     return name.upper()
@@ -254,6 +257,9 @@ def decode_part(part: FilePart, names: list[str], report: FileReport) -> Iterato
     if part.hi is not None:
         yield from _decode_range(part, names, report)
         return
+    if events.is_dump_file(part.path):  # a dmpmqmsg dump of event messages, not SMF
+        yield from _decode_event_dump(part, report)
+        return
     try:
         yield from iter_file(part.path, names, part.framing, TYPED, report=report, source_name=part.path)
     except FramingError as e:
@@ -263,6 +269,25 @@ def decode_part(part: FilePart, names: list[str], report: FileReport) -> Iterato
         reason = f"{e}: the whole file is quarantined{kept}"
         report.quarantine.append(QuarantineEntry(part.path, 0, report.size, reason, head))
         report.quarantined[(None, None)] += 1
+
+
+def _decode_event_dump(part: FilePart, report: FileReport):
+    """A message dump's queue depth events (structure PERFM_EVENT). Its audit row has framing
+    'dmpmqmsg' and no SMF type: records read = messages, skipped = not queue depth events."""
+    with open(part.path, "rb") as f:
+        data = f.read()
+    report.size, report.sha256, report.framing = len(data), _sha256(data), events.FRAMING
+    table, dump = events.read_dump_bytes(data, part.path)
+    key = (None, None)
+    report.read[key] += dump.messages
+    report.decoded[key] += dump.decoded
+    report.skipped[key] += dump.skipped
+    report.quarantined[key] += len(dump.quarantine)
+    for q in dump.quarantine:
+        report.quarantine.append(QuarantineEntry(part.path, q.offset, q.length, f"line {q.line}: {q.reason}", q.raw))
+    report.instances[events.STRUCTURE] += table.num_rows
+    if table.num_rows:
+        yield from ((events.STRUCTURE, b) for b in table.combine_chunks().to_batches())
 
 
 def _decode_range(part: FilePart, names: list[str], report: FileReport):
