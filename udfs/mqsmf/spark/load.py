@@ -7,6 +7,10 @@ Contract (what the dbt models and the quality gate rely on). In schema ``smf_raw
   (``smf_raw.qpst``, ``smf_raw.qqst``, ...): the columns of ``mqsmf.decode.arrow_schema(name)``,
   then ``load_id`` (string), ``loaded_at`` (timestamp) and ``source_sha256`` (string, of the file
   the row came from);
+- ``perfm_event``: queue depth event messages from dmpmqmsg dumps loaded in the same paths (a file
+  is a dump when ``mqsmf.pcf.is_dump_file`` says so): ``mqsmf.pcf.arrow_schema()`` plus the same
+  three load columns; natural key ``mqsmf.pcf.reader.NATURAL_KEY``; its audit rows have framing
+  ``dmpmqmsg`` and NULL SMF type and subtype;
 - ``smf_load_audit``: one row per load x file x SMF type x subtype: ``load_id, loaded_at,
   source_file, file_size, source_sha256, framing, smf_type, smf_subtype, records_read,
   records_decoded, records_quarantined, records_skipped, records_with_unexpected_id`` (decoded

@@ -1,0 +1,171 @@
+"""Queue depth events through the warehouse: a generated QSG day (SMF dump + the dmpmqmsg dumps
+of its events) loaded by the on-run-start hook of one ``dbt build`` of the event marts and what
+they read, compared with the generator's events manifest and with the SMF facts of the same day.
+
+Last test: a planted duplicate answer (a second message of one queue manager for one CorrelId)
+makes the gate test fail, naming the group. One build per module keeps the Spark work small.
+"""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from mqsmf.generate import ScenarioConfig, plan_scenario, write_scenario
+from mqsmf.generate.events import write_events
+from mqsmf.pcf import read_dump
+
+pytestmark = pytest.mark.spark
+
+TARGET_SCHEMA = "pcf_events_test"
+RAW = "pcf_events_raw"
+MARTS = f"{TARGET_SCHEMA}_marts"
+STAGING = f"{TARGET_SCHEMA}_staging"
+DAY = dict(seed=11, qmgrs=3, queues=12, intervals=12, versions=("9.3.3", "9.4.0", "10.0.0"))
+GATE_TEST = "assert_shared_queue_event_groups_have_one_message_per_member"
+SELECT = [
+    "+fct_queue_depth_events",
+    "+fct_shared_queue_event_groups",
+    "+fct_qsg_perfmev_advisories",
+    GATE_TEST,
+]
+
+
+@pytest.fixture(scope="module")
+def day(spark, dbt, tmp_path_factory):
+    work = tmp_path_factory.mktemp("pcf_day")
+    path = str(work / "qsg_day.dat")
+    scenario = plan_scenario(ScenarioConfig(**DAY))
+    write_scenario(scenario, path)
+    events = write_events(scenario, path)
+    files = [path, *events["files"].values()]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MQSMF_SCHEMA", TARGET_SCHEMA)
+
+        def build(paths: list[str]):
+            # cautious: a test runs only when every model it reads is built here
+            return dbt(
+                "build",
+                "--select",
+                *SELECT,
+                "--indirect-selection",
+                "cautious",
+                "--vars",
+                json.dumps({"smf_paths": paths, "raw_schema": RAW}),
+            )
+
+        result = build(files)
+        yield SimpleNamespace(result=result, files=files, events=events, work=work, build=build)
+
+
+def _failed(result) -> list[str]:
+    return [f"{r.node.unique_id}: {r.status} {r.message}" for r in result.result if r.status not in ("success", "pass")]
+
+
+def test_the_build_passes(day):
+    assert day.result.success, _failed(day.result)
+    assert not _failed(day.result)
+
+
+def test_every_message_lands_once_with_its_lineage(spark, day):
+    rows = spark.table(f"{MARTS}.fct_queue_depth_events").collect()
+    want = {(e["qmgr"], e["msg_id"]): e for e in day.events["events"]}
+    got = {(r.qmgr_name, r.msg_id): r for r in rows}
+    assert set(got) == set(want)
+    for key, e in want.items():
+        r = got[key]
+        assert (r.queue_name, r.event, r.qsg_name) == (e["queue"], e["event"], "QSGA")
+        assert r.correl_id == (e["correl_id"] if e["shared"] else None)
+        assert (r.msg_enq_count, r.msg_deq_count, r.high_q_depth) == (
+            e["msg_enq_count"],
+            e["msg_deq_count"],
+            e["high_q_depth"],
+        )
+        assert r.source_file == e["file"] and r.line_number > 0
+    audit = spark.sql(f"select * from {RAW}.smf_load_audit where framing = 'dmpmqmsg'").collect()
+    assert {a.source_file for a in audit} == set(day.events["files"].values())
+    assert sum(a.records_decoded for a in audit) == len(want) and not any(a.records_quarantined for a in audit)
+
+
+def test_event_groups_match_the_generator(spark, day):
+    rows = {r.correl_id: r for r in spark.table(f"{MARTS}.fct_shared_queue_event_groups").collect()}
+    groups = day.events["groups"]
+    assert set(rows) == {g["correl_id"] for g in groups} and groups
+    for g in groups:
+        r = rows[g["correl_id"]]
+        assert (r.queue_name, r.event, r.qsg_name) == (g["queue"], g["event"], "QSGA")
+        assert r.answering_qmgrs == sorted(g["answered"])
+        assert r.silent_qmgrs == sorted(g["not_answered"])
+        assert r.silent_active_qmgrs == sorted(g["not_answered"]) and r.inactive_qmgrs == []
+        assert r.idle_qmgrs == sorted(g["idle_members"])
+        if g["coordinator_wrote"]:
+            assert r.coordinating_qmgr_name == g["coordinator"]
+        assert (r.msg_enq_count, r.msg_deq_count, r.high_q_depth_max) == (
+            g["msg_enq_count"],
+            g["msg_deq_count"],
+            g["max_high_q_depth"],
+        )
+        assert r.message_count == r.answering_qmgr_count == len(g["answered"]) and r.qsg_member_count == 3
+
+
+def test_event_counts_equal_the_smf_queue_statistics_over_their_windows(spark, day):
+    """Independent of the generator's event logic: each message's counts from the staged QQST rows,
+    over the statistics intervals that start (to the minute) between its reset and its put."""
+    bad = spark.sql(
+        f"""
+        select e.qmgr_name, e.queue_name, e.put_at, e.msg_enq_count, e.msg_deq_count,
+               sum(s.put_count + s.put1_count) as smf_in, sum(s.get_count) as smf_out,
+               max(s.depth_high) as smf_high
+        from {MARTS}.fct_queue_depth_events e
+        join {STAGING}.stg_smf__qqst s
+          on s.qmgr_name = e.qmgr_name and s.queue_name = e.queue_name
+         and date_trunc('minute', s.interval_start_at + interval 30 seconds) >= date_trunc('second', e.reset_at)
+         and s.interval_start_at < e.put_at
+        group by e.qmgr_name, e.queue_name, e.put_at, e.msg_enq_count, e.msg_deq_count, e.high_q_depth, e.is_null_event
+        having smf_in != e.msg_enq_count or smf_out != e.msg_deq_count
+            or (not e.is_null_event and smf_high != e.high_q_depth)
+        """
+    ).collect()
+    assert bad == []
+    assert spark.table(f"{MARTS}.fct_queue_depth_events").count() == len(day.events["events"])
+
+
+def test_the_perfmev_advisory_flags_the_group(spark, day):
+    rows = {r.qmgr_name: r for r in spark.table(f"{MARTS}.fct_qsg_perfmev_advisories").collect()}
+    assert {q: r.perfmev for q, r in rows.items()} == day.events["perfmev"]
+    assert all(r.qsg_settings_differ for r in rows.values())
+    assert rows["QM03"].perfmev_source == "inferred from event groups" and "QM03" in rows["QM03"].advice
+    assert rows["QM01"].advice is None
+
+
+def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day):
+    """A second build reloads the event dumps (no row may be added: idempotent) plus a dump with a
+    planted second message of one answering member for one CorrelId (same message, new MsgId):
+    exactly that message is added, and the gate test fails naming that group."""
+    group = day.events["groups"][0]
+    member = group["answered"][-1]
+    source = day.events["files"][member]
+    with open(source, encoding="ascii") as fh:
+        text = fh.read()
+    table, _ = read_dump(source)
+    row = next(r for r in table.to_pylist() if r["correl_id"] == group["correl_id"])
+    end = text.find("\nN\n", row["record_offset"] + 1)
+    block = text[row["record_offset"] : len(text) if end < 0 else end + 1]
+    assert block.startswith("N\n") and f"A COI {group['correl_id']}" in block
+    planted = block.replace(f"A MSI {row['msg_id']}", "A MSI " + "AB" * 24)
+    dup = day.work / "planted_duplicate.perfm.dmp"
+    dup.write_text("* planted duplicate answer\n\n" + planted)
+    result = day.build([*day.events["files"].values(), str(dup)])
+    assert spark.table(f"{RAW}.perfm_event").count() == len(day.events["events"]) + 1
+    failed = [r for r in result.result if r.status == "fail"]
+    assert [r.node.name for r in failed] == [GATE_TEST]
+    assert failed[0].failures == 1
+    rows = spark.sql(
+        f"select correl_id, message_count, answering_qmgr_count from {MARTS}.fct_shared_queue_event_groups "
+        "where message_count != answering_qmgr_count"
+    ).collect()
+    assert [(r.correl_id, r.message_count, r.answering_qmgr_count) for r in rows] == [
+        (group["correl_id"], len(group["answered"]) + 1, len(group["answered"]))
+    ]
