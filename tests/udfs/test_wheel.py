@@ -15,6 +15,7 @@ project venv holds, so the closure is the one pip would install with it.
 from __future__ import annotations
 
 import importlib.metadata as md
+import json
 import os
 import re
 import subprocess
@@ -83,9 +84,8 @@ def visible_site(allowed: set[str], dest: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def wheel_venv(tmp_path_factory):
-    work = tmp_path_factory.mktemp("wheel")
-    dist = work / "dist"
+def wheel(tmp_path_factory):
+    dist = tmp_path_factory.mktemp("dist")
     build = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
         capture_output=True,
@@ -97,7 +97,11 @@ def wheel_venv(tmp_path_factory):
         names = set(z.namelist())
     assert {"mqsmf/dbt_project/dbt_project.yml", "mqsmf/dbt_project/profiles/profiles.yml"} <= names
     assert any(n.startswith("mqsmf/dbt_project/models/marts/") for n in names)
+    return wheel
 
+
+def make_venv(wheel: Path, extras: tuple[str, ...], work: Path) -> tuple[Path, set[str]]:
+    """A fresh venv with the wheel and exactly the declared dependencies of ``extras``."""
     venv = work / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     py = venv / "bin" / "python"
@@ -113,13 +117,18 @@ def wheel_venv(tmp_path_factory):
             check=True,
         ).stdout.strip()
     )
-    allowed = declared_closure(wheel, README_EXTRAS)
+    allowed = declared_closure(wheel, extras)
     visible_site(allowed, work / "declared-site")
     (site / "mqsmf_declared_dependencies.pth").write_text(f"{work / 'declared-site'}\n")
-    # pip would have written the dependencies' console scripts; --no-deps did not: dbt's launcher.
-    (venv / "bin" / "dbt").write_text(f"#!{py}\nimport sys\nfrom dbt.cli.main import cli\nsys.exit(cli())\n")
-    (venv / "bin" / "dbt").chmod(0o755)
+    if "dbt-core" in allowed:  # pip would have written dbt's console script; --no-deps did not
+        (venv / "bin" / "dbt").write_text(f"#!{py}\nimport sys\nfrom dbt.cli.main import cli\nsys.exit(cli())\n")
+        (venv / "bin" / "dbt").chmod(0o755)
     return venv, allowed
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(wheel, tmp_path_factory):
+    return make_venv(wheel, README_EXTRAS, tmp_path_factory.mktemp("wheel"))
 
 
 def _env(venv: Path) -> dict:
@@ -157,7 +166,7 @@ def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
         env={**env, "TMPDIR": str(tmp_path)},
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
-        timeout=1500,
+        timeout=3600,
     )
     assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-4000:])
     (project,) = tmp_path.glob("*/smf-warehouse")
@@ -165,3 +174,27 @@ def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
     assert (project / "target" / "report" / "index.html").is_file()
     assert "rows inserted" in done.stdout
     assert not (ROOT / "smf-warehouse").exists()
+
+
+def test_the_spark_extra_alone_can_load(wheel, tmp_path):
+    """``pip install 'mqsmf[spark]'`` is enough for ``mqsmf load`` (it once lacked jinja2 and yaml)."""
+    venv, allowed = make_venv(wheel, ("spark",), tmp_path / "spark-only")
+    assert {"pyspark", "jinja2", "pyyaml", "pandas", "tqdm"} <= allowed and "dbt-core" not in allowed
+    env = _env(venv)
+    script = (
+        "mqsmf init --quiet proj && cd proj && export MQSMF_PROJECT_DIR=$PWD && "
+        "mqsmf generate --quiet --out day.dat --qmgrs 1 --queues 2 --intervals 1 && mqsmf load --json day.dat"
+    )
+    done = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    summary = json.loads(done.stdout)
+    manifest = json.loads((tmp_path / "proj" / "day.dat.manifest.json").read_text())
+    assert summary["rows_inserted"]["QQST"] == manifest["counts"]["instances"]["QQST"]
