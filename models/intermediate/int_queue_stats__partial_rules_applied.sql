@@ -22,8 +22,11 @@ rules_applied as (
         {{ surrogate_key(['queue_stats.qmgr_name', 'queue_stats.queue_name']) }} as queue_key,
         queue_stats.qmgr_name,
         queue_stats.queue_name,
-        -- A shared queue belongs to the QSG it names; a private one to its queue manager's QSG, if any.
-        coalesce(nullif(trim(queue_stats.queue_qsg_name), ''), queue_stats.qsg_name, qmgr_qsg.qsg_name) as qsg_name,
+        -- A shared queue belongs to the QSG it names; a private one to its queue manager's QSG, if any
+        -- (NULL for a standalone queue manager: a blank name in the MQ 10 header is no QSG).
+        coalesce(
+            nullif(trim(queue_stats.queue_qsg_name), ''), nullif(trim(queue_stats.qsg_name), ''), qmgr_qsg.qsg_name
+        ) as qsg_name,
         queue_stats.system_id,
         queue_stats.mq_version,
         queue_stats.structure_length,
@@ -66,6 +69,12 @@ rules_applied as (
         queue_stats.get_failed_count as failed_gets,
         queue_stats.browse_failed_count as failed_browses,
         queue_stats.get_no_msg_available_count as gets_no_msg_available,
+        queue_stats.get_truncated_failed_count as gets_truncated_failed,
+        -- QQSTFLGT counts no-wait gets that found no message (QQSTNMAG: a polling application's normal
+        -- "empty") and gets whose buffer was too small (MQRC_TRUNCATED_MSG_FAILED: retried with a
+        -- bigger one); both are subsets of it (seed 000). What remains are the real failures.
+        queue_stats.get_failed_count - queue_stats.get_no_msg_available_count - queue_stats.get_truncated_failed_count
+            as hard_failed_gets,
         queue_stats.fast_put_count as fast_puts,
         queue_stats.expired_msg_count as expired_msgs,
         queue_stats.put_rolled_back_count as rolled_back_puts,
@@ -95,7 +104,9 @@ final as (
         {{ safe_divide('browses', 'interval_seconds') }} as browses_per_second,
         {{ safe_divide('msgs_in_bytes', 'interval_seconds') }} as msgs_in_bytes_per_second,
         {{ safe_divide('get_bytes', 'interval_seconds') }} as get_bytes_per_second,
-        {{ safe_divide('failed_puts + failed_put1s + failed_gets', 'interval_seconds') }} as failures_per_second
+        {{ safe_divide('failed_puts + failed_put1s + hard_failed_gets', 'interval_seconds') }} as failures_per_second,
+        {{ safe_divide('gets_no_msg_available', 'interval_seconds') }} as gets_no_msg_available_per_second,
+        {{ safe_divide('gets_truncated_failed', 'interval_seconds') }} as gets_truncated_failed_per_second
     from rules_applied
 )
 

@@ -1,131 +1,191 @@
--- Shared-queue statistics of a whole queue-sharing group. Each queue manager reports only its own
--- activity on a shared queue, so, as for RESET QSTATS with CMDSCOPE(*):
---   counters (puts, gets, bytes, failures, MSGSIN, MSGSOUT, handles) are summed over the queue managers;
---   peak depth is the maximum of the per-queue-manager QQSTDPHI, an approximation (each queue manager
---   only samples the depth at its own puts and at collection time);
---   the current depth and oldest-message age are read from the CF by every queue manager: the newest
---   trustworthy (non-partial) reading is kept.
--- Queue managers are matched on the aligned interval end; "active" queue managers are those of the
--- QSG that wrote any statistics in that interval.
--- Grain: one row per queue-sharing group x shared queue x aligned statistics interval.
+-- Shared-queue statistics of a whole queue-sharing group on the QSG's interval grid (README "QSG
+-- roll-ups: interval grid and coverage"). Each queue manager reports only its own activity on a
+-- shared queue (seeds 001/002, RESET QSTATS CMDSCOPE(*)), and members need not share STATIME or
+-- interval boundaries, so:
+--   counters: each member interval is cut at the grid slot boundaries it crosses and its counters
+--     apportioned by overlap (a uniform rate within the interval), then summed over the members;
+--     whole (not apportioned) when the interval lies inside one slot;
+--   peak depth: the maximum of the QQSTDPHI of the member intervals overlapping the slot (an
+--     approximation: each member samples depth at its own puts, and an overlapping interval's peak
+--     may lie outside the slot); lowest depth likewise;
+--   current depth, oldest-message age, open handles: readings taken at collection time, so only
+--     the member intervals that end inside the slot count (each member's newest); the newest
+--     trustworthy (non-partial) depth is kept, the handles are summed over the members;
+--   rates: the summed counters over the slot's length (not a sum of per-member rates);
+--   coverage: which members were expected (int_smf__qsg_grid_members), which reported the queue,
+--     which have the counter fields (MQ 9.3.3 and later), and covered / expected member-seconds.
+-- A queue manager outside any QSG has no shared queues: none of its rows are here.
+-- Grain: one row per queue-sharing group x shared queue x grid slot.
+{%- set grid = qsg_grid_seconds() %}
+{%- set counters = [
+    'puts', 'put1s', 'msgs_in', 'msgs_out', 'gets', 'browses', 'persistent_msgs_in', 'nonpersistent_msgs_in',
+    'msgs_in_bytes', 'get_bytes', 'browse_bytes', 'failed_puts', 'failed_put1s', 'failed_gets',
+    'gets_no_msg_available', 'gets_truncated_failed', 'hard_failed_gets', 'failed_browses', 'expired_msgs'
+] %}
 
 with
 
 shared_queue_stats as (
-    select * from {{ ref('int_queue_stats__partial_rules_applied') }}
-    where is_shared
-),
-
-qmgr_qsg as (
-    select * from {{ ref('int_smf__qmgr_qsg') }}
-),
-
-active_qmgrs as (
     select
-        qmgr_qsg.qsg_name,
-        intervals.aligned_interval_end_at,
-        count(distinct intervals.qmgr_name) as qmgrs_active
-    from {{ ref('int_smf__qmgr_intervals') }} as intervals
-    inner join qmgr_qsg on intervals.qmgr_name = qmgr_qsg.qmgr_name
-    where qmgr_qsg.qsg_name is not null
-    group by qmgr_qsg.qsg_name, intervals.aligned_interval_end_at
+        *,
+        unix_seconds(aligned_interval_start_at) as member_start_s,
+        unix_seconds(aligned_interval_end_at) as member_end_s
+    from {{ ref('int_queue_stats__partial_rules_applied') }}
+    where is_shared and qsg_name is not null and aligned_interval_end_at > aligned_interval_start_at
+),
+
+member_slots as (
+    select
+        shared_queue_stats.*,
+        {{ qsg_grid_slots('shared_queue_stats.member_start_s', 'shared_queue_stats.member_end_s') }} as slot_start_s
+    from shared_queue_stats
+),
+
+-- Each member interval cut at the slot boundaries it crosses.
+member_pieces as (
+    select
+        *,
+        member_end_s > slot_start_s and member_end_s <= slot_start_s + {{ grid }} as ends_in_slot,
+        {{ qsg_grid_overlap_seconds('member_start_s', 'member_end_s', 'slot_start_s') }} as overlap_seconds
+    from member_slots
+),
+
+-- The share of the interval's counters that falls in the slot (a uniform rate inside the interval).
+member_slices as (
+    select
+        *,
+        overlap_seconds / (member_end_s - member_start_s) as overlap_share
+    from member_pieces
+),
+
+-- Readings at collection time: each member's newest interval ending in the slot.
+collected as (
+    select
+        qsg_name,
+        queue_name,
+        slot_start_s,
+        max_by(depth_current, case when depth_current is not null then record_created_at end) as depth_current,
+        max(oldest_msg_age_seconds) as oldest_msg_age_seconds,
+        sum(input_handles_open) as input_handles_open,
+        sum(output_handles_open) as output_handles_open
+    from (
+        select
+            *,
+            row_number() over (
+                partition by qsg_name, queue_name, slot_start_s, qmgr_name order by member_end_s desc
+            ) as newest_in_slot
+        from member_slices
+        where ends_in_slot
+    ) as ranked
+    where newest_in_slot = 1
+    group by qsg_name, queue_name, slot_start_s
+),
+
+per_member as (
+    select
+        qsg_name,
+        queue_name,
+        slot_start_s,
+        qmgr_name,
+        least(sum(overlap_seconds), {{ grid }}) as covered_seconds,
+        bool_or(msgs_in is not null) as has_counters,
+        bool_or(overlap_share < 1) as is_apportioned,
+        bool_or(is_partial) as is_partial
+    from member_slices
+    group by qsg_name, queue_name, slot_start_s, qmgr_name
+),
+
+coverage as (
+    select
+        qsg_name,
+        queue_name,
+        slot_start_s,
+        count(*) as qmgrs_reporting,
+        count_if(has_counters) as qmgrs_with_counters,
+        count_if(is_apportioned) as qmgrs_apportioned,
+        count_if(is_partial) as qmgrs_partial,
+        sum(covered_seconds) as covered_member_seconds,
+        array_join(array_sort(collect_list(qmgr_name)), ',') as reporting_qmgr_names
+    from per_member
+    group by qsg_name, queue_name, slot_start_s
 ),
 
 rolled_up as (
     select
         qsg_name,
         queue_name,
-        aligned_interval_end_at,
-        {{ aligned_interval_date('aligned_interval_end_at') }} as interval_date,
-        min(aligned_interval_start_at) as aligned_interval_start_at,
+        slot_start_s,
         min(interval_start_at) as first_interval_start_at,
         max(interval_end_at) as last_interval_end_at,
         max(cf_structure_name) as cf_structure_name,
-        count(distinct qmgr_name) as qmgrs_reporting,
-        count(distinct case when is_partial then qmgr_name end) as qmgrs_partial,
         bool_or(is_partial) as has_partial,
-        array_join(array_sort(collect_set(qmgr_name)), ',') as reporting_qmgr_names,
-        sum(puts) as puts,
-        sum(put1s) as put1s,
-        sum(msgs_in) as msgs_in,
-        sum(msgs_out) as msgs_out,
-        sum(gets) as gets,
-        sum(browses) as browses,
-        sum(persistent_msgs_in) as persistent_msgs_in,
-        sum(nonpersistent_msgs_in) as nonpersistent_msgs_in,
-        sum(msgs_in_bytes) as msgs_in_bytes,
-        sum(get_bytes) as get_bytes,
-        sum(browse_bytes) as browse_bytes,
-        sum(failed_puts) as failed_puts,
-        sum(failed_put1s) as failed_put1s,
-        sum(failed_gets) as failed_gets,
-        sum(failed_browses) as failed_browses,
-        sum(expired_msgs) as expired_msgs,
-        sum(input_handles_open) as input_handles_open,
-        sum(output_handles_open) as output_handles_open,
+        {%- for counter in counters %}
+            sum({{ counter }} * overlap_share) as {{ counter }},
+        {%- endfor %}
         max(depth_high) as depth_high_max,
         min(depth_low) as depth_low_min,
-        max_by(depth_current, case when depth_current is not null then record_created_at end) as depth_current,
-        max(oldest_msg_age_seconds) as oldest_msg_age_seconds,
-        sum(msgs_in_per_second) as msgs_in_per_second,
-        sum(msgs_out_per_second) as msgs_out_per_second,
         max(loaded_at) as loaded_at
-    from shared_queue_stats
-    group by qsg_name, queue_name, aligned_interval_end_at
+    from member_slices
+    group by qsg_name, queue_name, slot_start_s
 ),
 
 final as (
     select
-        {{ surrogate_key([
-            'rolled_up.qsg_name', 'rolled_up.queue_name', 'unix_micros(rolled_up.aligned_interval_end_at)'
-        ]) }} as shared_queue_qsg_stats_key,
+        {{ surrogate_key(['rolled_up.qsg_name', 'rolled_up.queue_name', 'rolled_up.slot_start_s']) }}
+            as shared_queue_qsg_stats_key,
         rolled_up.qsg_name,
         rolled_up.queue_name,
         rolled_up.cf_structure_name,
-        rolled_up.aligned_interval_start_at as interval_start_at,
-        rolled_up.aligned_interval_end_at as interval_end_at,
-        (unix_micros(rolled_up.aligned_interval_end_at) - unix_micros(rolled_up.aligned_interval_start_at)) / 1e6
-            as interval_seconds,
+        grid.interval_start_at,
+        grid.interval_end_at,
+        cast({{ grid }} as double) as interval_seconds,
         rolled_up.first_interval_start_at,
         rolled_up.last_interval_end_at,
-        rolled_up.qmgrs_reporting,
-        coalesce(active_qmgrs.qmgrs_active, rolled_up.qmgrs_reporting) as qmgrs_active,
-        rolled_up.qmgrs_partial,
+        grid.qmgrs_expected,
+        coverage.qmgrs_reporting,
+        coverage.qmgrs_with_counters,
+        grid.qmgrs_active,
+        coverage.qmgrs_partial,
+        coverage.qmgrs_apportioned,
+        coverage.covered_member_seconds,
+        grid.expected_member_seconds,
+        coverage.covered_member_seconds / grid.expected_member_seconds as coverage_ratio,
+        coverage.covered_member_seconds = grid.expected_member_seconds
+        and coverage.qmgrs_with_counters = grid.qmgrs_expected as is_complete,
         rolled_up.has_partial,
-        rolled_up.reporting_qmgr_names,
-        rolled_up.puts,
-        rolled_up.put1s,
-        rolled_up.msgs_in,
-        rolled_up.msgs_out,
-        rolled_up.gets,
-        rolled_up.browses,
-        rolled_up.persistent_msgs_in,
-        rolled_up.nonpersistent_msgs_in,
-        rolled_up.msgs_in_bytes,
-        rolled_up.get_bytes,
-        rolled_up.browse_bytes,
-        rolled_up.failed_puts,
-        rolled_up.failed_put1s,
-        rolled_up.failed_gets,
-        rolled_up.failed_browses,
-        rolled_up.expired_msgs,
-        rolled_up.input_handles_open,
-        rolled_up.output_handles_open,
+        coverage.reporting_qmgr_names,
+        {%- for counter in counters %}
+            rolled_up.{{ counter }},
+        {%- endfor %}
         rolled_up.depth_high_max,
-        -- Exact only when one queue manager did all the putting and saw every change of depth.
-        rolled_up.qmgrs_reporting > 1 or rolled_up.has_partial as is_depth_high_approximate,
+        -- Exact only when one queue manager saw every change of depth within this very slot.
+        coverage.qmgrs_reporting > 1 or rolled_up.has_partial or coverage.qmgrs_apportioned > 0
+            as is_depth_high_approximate,
         rolled_up.depth_low_min,
-        rolled_up.depth_current,
-        rolled_up.oldest_msg_age_seconds,
-        rolled_up.msgs_in_per_second,
-        rolled_up.msgs_out_per_second,
+        collected.depth_current,
+        collected.oldest_msg_age_seconds,
+        collected.input_handles_open,
+        collected.output_handles_open,
+        rolled_up.msgs_in / {{ grid }} as msgs_in_per_second,
+        rolled_up.msgs_out / {{ grid }} as msgs_out_per_second,
+        (rolled_up.failed_puts + rolled_up.failed_put1s + rolled_up.hard_failed_gets) / {{ grid }}
+            as failures_per_second,
+        rolled_up.gets_no_msg_available / {{ grid }} as gets_no_msg_available_per_second,
         rolled_up.loaded_at,
-        rolled_up.interval_date
+        grid.interval_date
     from rolled_up
-    left join active_qmgrs
+    inner join coverage
         on
-            rolled_up.qsg_name = active_qmgrs.qsg_name
-            and rolled_up.aligned_interval_end_at = active_qmgrs.aligned_interval_end_at
+            rolled_up.qsg_name = coverage.qsg_name
+            and rolled_up.queue_name = coverage.queue_name
+            and rolled_up.slot_start_s = coverage.slot_start_s
+    inner join {{ ref('int_smf__qsg_grid_members') }} as grid
+        on rolled_up.qsg_name = grid.qsg_name and rolled_up.slot_start_s = grid.slot_start_s
+    left join collected
+        on
+            rolled_up.qsg_name = collected.qsg_name
+            and rolled_up.queue_name = collected.queue_name
+            and rolled_up.slot_start_s = collected.slot_start_s
 )
 
 select * from final

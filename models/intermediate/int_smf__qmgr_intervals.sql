@@ -45,7 +45,8 @@ final as (
         min(aligned_interval_start_at) as aligned_interval_start_at,
         min(interval_start_at) as interval_start_at,
         max(interval_end_at) as interval_end_at,
-        max(qsg_name) as header_qsg_name,
+        -- A standalone MQ 10 queue manager writes QWHX with a blank QSG name: outside any QSG (NULL).
+        max(nullif(trim(qsg_name), '')) as header_qsg_name,
         max_by(system_id, record_created_at) as system_id,
         max_by(mq_version, record_created_at) as mq_version,
         max_by(utc_offset_minutes, record_created_at) as utc_offset_minutes,

@@ -5,9 +5,10 @@
     file_format='parquet',
     on_schema_change='fail'
 ) }}
--- Coupling facility structures across their queue-sharing group: requests and redrives summed over
--- the queue managers, redrive % and average service time recomputed from the sums.
--- Grain: one row per queue-sharing group x CF structure x aligned statistics interval.
+-- Coupling facility structures across their queue-sharing group: requests and redrives apportioned to
+-- the QSG's interval grid and summed over the queue managers, redrive % and average service time
+-- recomputed from the sums, with how complete each row is (coverage columns).
+-- Grain: one row per queue-sharing group x CF structure x grid slot (var qsg_grid_seconds).
 
 with
 
@@ -27,8 +28,15 @@ final as (
         interval_start_at,
         interval_end_at,
         interval_seconds,
+        qmgrs_expected,
         qmgrs_reporting,
+        qmgrs_with_counters,
         qmgrs_active,
+        qmgrs_apportioned,
+        covered_member_seconds,
+        expected_member_seconds,
+        coverage_ratio,
+        is_complete,
         reporting_qmgr_names,
         requests,
         single_entry_requests,
@@ -37,6 +45,7 @@ final as (
         redrive_pct,
         request_time_us,
         avg_service_time_us,
+        requests_per_second,
         structure_full_count,
         entries_in_use_max,
         elements_in_use_max,

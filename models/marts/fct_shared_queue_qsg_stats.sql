@@ -6,8 +6,9 @@
     on_schema_change='fail'
 ) }}
 -- Shared queues across their queue-sharing group (seeds 001 and 002: each queue manager reports its
--- own activity; counters summed, peak depth = max of the per-queue-manager QQSTDPHI, an approximation).
--- Grain: one row per queue-sharing group x shared queue x aligned statistics interval.
+-- own activity; counters apportioned to the QSG's interval grid and summed, peak depth = max of the
+-- per-queue-manager QQSTDPHI, an approximation), with how complete each row is (coverage columns).
+-- Grain: one row per queue-sharing group x shared queue x grid slot (var qsg_grid_seconds).
 
 with
 
@@ -29,9 +30,16 @@ final as (
         interval_seconds,
         first_interval_start_at,
         last_interval_end_at,
+        qmgrs_expected,
         qmgrs_reporting,
+        qmgrs_with_counters,
         qmgrs_active,
         qmgrs_partial,
+        qmgrs_apportioned,
+        covered_member_seconds,
+        expected_member_seconds,
+        coverage_ratio,
+        is_complete,
         has_partial,
         reporting_qmgr_names,
         puts,
@@ -48,10 +56,15 @@ final as (
         failed_puts,
         failed_put1s,
         failed_gets,
+        gets_no_msg_available,
+        gets_truncated_failed,
+        hard_failed_gets,
         failed_browses,
         expired_msgs,
         msgs_in_per_second,
         msgs_out_per_second,
+        failures_per_second,
+        gets_no_msg_available_per_second,
         input_handles_open,
         output_handles_open,
         depth_high_max,

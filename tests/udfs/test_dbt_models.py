@@ -37,6 +37,7 @@ RAW_SCHEMA = "dbt_models_raw"
 MARTS = f"{TARGET_SCHEMA}_marts"
 STAGING = f"{TARGET_SCHEMA}_staging"
 ALIGNMENT = "60s"  # var interval_alignment_seconds
+GRID = 1800  # var qsg_grid_seconds: the QSG roll-ups' slots
 # Facts at a structure's own grain: one row per decoded instance.
 FACT_STRUCTURE = {
     "fct_queue_stats": "QQST",
@@ -139,17 +140,28 @@ def test_row_counts_reconcile_from_decoded_instances_to_facts(spark, warehouse):
         assert decoded.get(name, 0) == raw == staged, name
     for fact, structure in FACT_STRUCTURE.items():
         assert spark.table(f"{MARTS}.{fact}").count() == decoded[structure], fact
-    # QSG grain: one row per (QSG, shared queue, aligned interval) and (QSG, CF structure, aligned interval).
+    # QSG grain: one row per (QSG, shared queue or CF structure, grid slot) that a member interval
+    # (boundaries rounded to ALIGNMENT) overlaps.
     qqst = warehouse.decoded["QQST"]
     shared = qqst[qqst.QQSTDISP]
-    shared_keys = shared.assign(end=shared.interval_end.dt.round(ALIGNMENT))[["QQSTQSGN", "QQSTQNAM", "end"]]
-    assert spark.table(f"{MARTS}.fct_shared_queue_qsg_stats").count() == len(shared_keys.drop_duplicates())
+    shared_keys = _slots(shared, ["QQSTQSGN", "QQSTQNAM"])
+    assert spark.table(f"{MARTS}.fct_shared_queue_qsg_stats").count() == len(shared_keys)
     qest = warehouse.decoded["QEST"]
     qsg_of = _fact(spark, "dim_queue_manager").set_index("qmgr_name").qsg_name
-    qest_keys = qest.assign(qsg=qest.qmgr.map(qsg_of), end=qest.interval_end.dt.round(ALIGNMENT))
-    assert qest_keys.qsg.notna().all()
+    qest = qest.assign(qsg=qest.qmgr.map(qsg_of))
+    assert qest.qsg.notna().all()
     cf_rows = spark.table(f"{MARTS}.fct_cf_structure_stats").count()
-    assert cf_rows == len(qest_keys[["qsg", "QESTSTR", "end"]].drop_duplicates())
+    assert cf_rows == len(_slots(qest, ["qsg", "QESTSTR"]))
+
+
+def _slots(rows: pd.DataFrame, keys: list[str]) -> set[tuple]:
+    """(keys..., slot start) of every grid slot (var qsg_grid_seconds) each row's rounded interval overlaps."""
+    start = rows.interval_start.dt.round(ALIGNMENT).astype("int64") // 10**9
+    end = rows.interval_end.dt.round(ALIGNMENT).astype("int64") // 10**9
+    out = set()
+    for key, s, e in zip(rows[keys].itertuples(index=False), start, end, strict=True):
+        out.update((*key, slot) for slot in range(s // GRID * GRID, e, GRID) if e > s)
+    return out
 
 
 def _counter(series: pd.Series) -> pd.Series:

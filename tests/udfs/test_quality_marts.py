@@ -111,10 +111,10 @@ def _tamper(spark) -> dict[str, set]:
         keys = spark.sql(
             f"SELECT {key_column} AS k, qsg_name, {obj} AS o, unix_micros(interval_start_at) AS s "
             f"FROM {MARTS_SCHEMA}.{spec['rollup']} WHERE qmgrs_reporting > 1 "
-            f"AND {spec['measures'][1][0]} IS NOT NULL AND {spec['measures'][-1][0]} IS NOT NULL ORDER BY o, s LIMIT 3"
+            f"AND {spec['sums'][0]} IS NOT NULL AND {spec['maxima'][-1][0]} IS NOT NULL ORDER BY o, s LIMIT 3"
         ).collect()
         assert len(keys) == 3, f"{spec['rollup']}: the generated day has too few multi-member rows"
-        changed, peak = spec["measures"][1][0], spec["measures"][-1][0]
+        changed, peak = spec["sums"][0], spec["maxima"][-1][0]
         # Row 0: a counter off by one; row 1: the peak lowered and the member count wrong; row 2: deleted.
         columns = [f.name for f in spark.table(f"{MARTS_SCHEMA}.{spec['rollup']}").schema.fields]
         rewrite = {

@@ -30,6 +30,7 @@ from .config import (
     SUPPORTED_CHECKS,
     SUPPORTED_RULES,
     VERSIONS,
+    QmgrPlan,
     ScenarioConfig,
     Target,
     parse_targets,
@@ -42,6 +43,7 @@ __all__ = [
     "SUPPORTED_CHECKS",
     "SUPPORTED_RULES",
     "VERSIONS",
+    "QmgrPlan",
     "Scenario",
     "ScenarioConfig",
     "Target",
@@ -84,7 +86,19 @@ def add_subcommand(subparsers) -> None:
         default=ScenarioConfig.seed,
         help=f"scenario seed: same seed, same file (default {ScenarioConfig.seed})",
     )
-    g.add_argument("--preset", choices=sorted(PRESETS), help="large-day: 10 qmgrs x 2,000 queues x 48 intervals")
+    g.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="large-day: 10 qmgrs x 2,000 queues x 48 intervals; estate: two QSGs and three standalone queue "
+        "managers with their own STATIME and starts, a restart, a lost interval, mixed releases",
+    )
+    g.add_argument(
+        "--qmgr",
+        action="append",
+        metavar="NAME[@QSG]:VERSION:STATIME[+OFFSET][:restart=K+M][:lost=K;K]",
+        help="an estate's queue manager (repeatable; minutes), e.g. QA02@QSGA:9.4.3:30+7 or QS01:10.0.0:15; "
+        "replaces --qmgrs/--qsg/--versions and the preset's queue managers",
+    )
     g.add_argument("--qmgrs", type=int, help=f"queue managers (default {ScenarioConfig.qmgrs})")
     g.add_argument("--lpars", type=int, help=f"LPARs they run on (default {ScenarioConfig.lpars})")
     g.add_argument("--queues", type=int, help=f"queues per queue manager, all kinds (default {ScenarioConfig.queues})")
@@ -94,7 +108,9 @@ def add_subcommand(subparsers) -> None:
         "--interval-seconds", type=int, help=f"STATIME in seconds (default {ScenarioConfig.interval_seconds})"
     )
     g.add_argument("--start", help=f"first interval start, UTC ISO 8601 (default {ScenarioConfig.start})")
-    g.add_argument("--qsg", help=f"queue-sharing group name (default {ScenarioConfig.qsg})")
+    g.add_argument(
+        "--qsg", help=f"queue-sharing group name (default {ScenarioConfig.qsg}; '' = standalone queue managers)"
+    )
     g.add_argument("--qmgr-prefix", help=f"queue manager names <prefix>01.. (default {ScenarioConfig.qmgr_prefix})")
     g.add_argument("--versions", help=f"MQ versions given to the queue managers in turn (default {','.join(VERSIONS)})")
     g.add_argument(
@@ -159,6 +175,8 @@ def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
         overrides["versions"] = tuple(v for v in args.versions.split(",") if v.strip())
     if args.no_partial_records:
         overrides["partial_records"] = False
+    if getattr(args, "qmgr", None):
+        overrides["estate"] = tuple(QmgrPlan.parse(spec) for value in args.qmgr for spec in value.split(","))
     overrides["inject"] = parse_targets(args.inject, SUPPORTED_RULES, "rule")
     overrides["violate"] = parse_targets(args.violate, SUPPORTED_CHECKS, "check")
     if args.preset:

@@ -74,9 +74,25 @@ SUPPORTED_CHECKS = (
 )
 CORRUPTIONS = ("truncate", "bitflip", "badrdw")
 
+# An estate (``--preset estate``): two QSGs and three standalone queue managers, each with its own
+# STATIME and start, mixed releases inside a QSG, a restart mid-day and a lost interval. Spec syntax:
+# see QmgrPlan.parse. The day is 24 x 3,600 s; each queue manager fills it with its own intervals.
+ESTATE = (
+    "QA01@QSGA:10.0.0:30",
+    "QA02@QSGA:9.4.3:30+7",  # started at 00:07: reports 00:07-00:37, 00:37-01:07 ...
+    "QA03@QSGA:9.3.3:15:restart=40+6",  # restarts 6 minutes into its 41st interval (10:06)
+    "QB01@QSGB:9.4.0:60",
+    "QB02@QSGB:9.3.0:60+13",  # 9.3.0 and 9.3.1 members have no 9.3.3 QQST counters
+    "QB03@QSGB:9.3.1:30:lost=11",  # interval 05:30-06:00 never written
+    "QS01:10.0.0:15",  # standalone queue managers
+    "QS02:9.3.3:60",
+    "QS03:9.4.0:30:lost=20",
+)
+
 PRESETS = {
     # 10 queue managers x 2,000 queues x 48 half-hour intervals = 960,000 QQST instances.
     "large-day": dict(qmgrs=10, lpars=4, queues=2000, intervals=48, interval_seconds=1800),
+    "estate": dict(estate=ESTATE, lpars=4, queues=24, intervals=24, interval_seconds=3600),
 }
 
 _SPEC = re.compile(r"^(?P<id>[A-Za-z0-9_]+)(?:@(?P<qmgr>[A-Za-z0-9]{1,4})(?::(?P<obj>[^#]+))?)?(?:#(?P<k>\d+))?$")
@@ -132,6 +148,70 @@ def normalise_version(v: str) -> str:
     return v
 
 
+_QMGR_PLAN = re.compile(
+    r"^(?P<name>[A-Z0-9]{1,4})(?:@(?P<qsg>[A-Z0-9]{1,4}))?:(?P<version>[0-9.]+):(?P<statime>\d+)(?:\+(?P<offset>\d+))?"
+    r"(?P<opts>(?::(?:restart=\d+\+\d+|lost=\d+(?:;\d+)*))*)$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class QmgrPlan:
+    """One queue manager of an estate: ``NAME[@QSG]:VERSION:STATIME[+OFFSET][:restart=K+M][:lost=K;K]``.
+
+    STATIME and OFFSET are minutes: the first interval starts OFFSET minutes after the day starts,
+    then one every STATIME minutes until the day is covered. ``restart=K+M``: the queue manager
+    stops M minutes into its interval K (a short interval) and starts again at once, its intervals
+    now counted from the restart. ``lost=K``: interval K is written by no record (a gap)."""
+
+    name: str
+    qsg: str | None
+    version: str
+    statime_minutes: int
+    offset_minutes: int = 0
+    restart: tuple[int, int] | None = None  # (interval, minutes into it)
+    lost: tuple[int, ...] = ()
+
+    @classmethod
+    def parse(cls, spec: str) -> QmgrPlan:
+        m = _QMGR_PLAN.match(spec.strip())
+        if not m:
+            raise ValueError(
+                f"bad queue manager plan {spec!r}: use NAME[@QSG]:VERSION:STATIME[+OFFSET][:restart=K+M][:lost=K;K], "
+                "e.g. QA02@QSGA:9.4.3:30+7"
+            )
+        restart, lost = None, ()
+        for opt in filter(None, m.group("opts").split(":")):
+            key, value = opt.split("=")
+            if key.lower() == "restart":
+                k, minutes = value.split("+")
+                restart = (int(k), int(minutes))
+            else:
+                lost = tuple(int(k) for k in value.split(";"))
+        plan = cls(
+            m.group("name").upper(),
+            m.group("qsg").upper() if m.group("qsg") else None,
+            normalise_version(m.group("version")),
+            int(m.group("statime")),
+            int(m.group("offset") or 0),
+            restart,
+            lost,
+        )
+        if not 1 <= plan.statime_minutes <= 1440:
+            raise ValueError(f"{spec!r}: STATIME is 1..1440 minutes")
+        if plan.offset_minutes >= plan.statime_minutes:
+            raise ValueError(f"{spec!r}: the start offset must be shorter than STATIME")
+        if restart and not 0 < restart[1] < plan.statime_minutes:
+            raise ValueError(f"{spec!r}: a restart falls inside its interval (0 < M < STATIME)")
+        return plan
+
+    def __str__(self) -> str:
+        s = self.name + (f"@{self.qsg}" if self.qsg else "") + f":{self.version}:{self.statime_minutes}"
+        s += f"+{self.offset_minutes}" if self.offset_minutes else ""
+        s += f":restart={self.restart[0]}+{self.restart[1]}" if self.restart else ""
+        return s + (":lost=" + ";".join(map(str, self.lost)) if self.lost else "")
+
+
 @dataclass(frozen=True)
 class ScenarioConfig:
     """A queue-sharing group scenario. ``queues`` counts every queue a queue manager reports in
@@ -152,9 +232,23 @@ class ScenarioConfig:
     violate: tuple[Target, ...] = ()
     max_record_bytes: int = 32760  # longest logical record (RDW included) before instances go to a new record
     partial_records: bool = True  # a CF access problem leaves one queue manager with partial QQST records
+    # An estate: one QmgrPlan (or its spec string) per queue manager; replaces qmgrs, qsg, versions
+    # and qmgr_prefix, and intervals x interval_seconds is then the span the queue managers cover.
+    estate: tuple[QmgrPlan, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "versions", tuple(normalise_version(v) for v in self.versions))
+        if self.estate:
+            plans = tuple(p if isinstance(p, QmgrPlan) else QmgrPlan.parse(p) for p in self.estate)
+            names = [p.name for p in plans]
+            if len(set(names)) != len(names):
+                raise ValueError(f"estate: queue manager names repeat ({', '.join(names)})")
+            if self.inject or self.violate:
+                raise ValueError("an estate takes no --inject or --violate (its irregularities are planned)")
+            object.__setattr__(self, "estate", plans)
+            object.__setattr__(self, "qmgrs", len(plans))
+            # The partial-record event is planned on the regular interval grid: an estate has none.
+            object.__setattr__(self, "partial_records", False)
         if not 1 <= self.qmgrs <= 999:
             raise ValueError("qmgrs must be 1..999")
         if self.lpars < 1:
@@ -166,8 +260,8 @@ class ScenarioConfig:
             raise ValueError("intervals must be >= 1")
         if not 60 <= self.interval_seconds <= 86400:
             raise ValueError("interval_seconds must be 60..86400")
-        if not 1 <= len(self.qsg) <= 4:
-            raise ValueError("qsg names are 1-4 characters")
+        if len(self.qsg) > 4:
+            raise ValueError("qsg names are 1-4 characters ('' = standalone queue managers, outside any QSG)")
         if not (1 <= len(self.qmgr_prefix) <= 2 and self.qmgr_prefix.isalnum() and self.qmgr_prefix[0].isalpha()):
             raise ValueError(
                 "qmgr_prefix is 1-2 letters or digits starting with a letter (names are at most 4 characters)"
@@ -187,7 +281,8 @@ class ScenarioConfig:
 
     @property
     def n_shared(self) -> int:
-        if self.qmgrs < 2 and self.shared_queues is None:
+        """Shared queues of each queue-sharing group."""
+        if (self.qmgrs < 2 or not self.qsg) and self.shared_queues is None and not self.estate:
             return 0
         n = self.queues // 5 if self.shared_queues is None else self.shared_queues
         return max(0, min(n, self.queues - 1))
@@ -203,7 +298,11 @@ class ScenarioConfig:
         for f in fields(self):
             v = getattr(self, f.name)
             out[f.name] = (
-                [str(t) for t in v] if f.name in ("inject", "violate") else list(v) if isinstance(v, tuple) else v
+                [str(t) for t in v]
+                if f.name in ("inject", "violate", "estate")
+                else list(v)
+                if isinstance(v, tuple)
+                else v
             )
         return out
 
@@ -214,6 +313,7 @@ __all__ = [
     "SUPPORTED_CHECKS",
     "SUPPORTED_RULES",
     "VERSIONS",
+    "QmgrPlan",
     "ScenarioConfig",
     "Target",
     "normalise_version",

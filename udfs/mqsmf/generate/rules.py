@@ -87,12 +87,26 @@ def _iso(us: int) -> str:
 
 
 class Oracle:
-    def __init__(self, tables: dict[str, pa.Table], roles: dict[tuple[str, int], str], start_us: int, seconds: int):
+    def __init__(
+        self,
+        tables: dict[str, pa.Table],
+        roles: dict[tuple[str, int], str],
+        start_us: int,
+        seconds: int,
+        interval_of: dict[tuple[str, int], int] | None = None,
+    ):
         self.t = tables
         self.roles = roles
         self.start_us = start_us
         self.seconds = seconds
+        self.interval_of = interval_of  # (qmgr, interval end) -> its interval number, when they are irregular
         self.out: list[Firing] = []
+
+    def _k(self, t: pa.Table) -> np.ndarray:
+        if self.interval_of is None:
+            return _interval_index(t, self.start_us, self.seconds)
+        keys = zip(_str(t, "qmgr"), _num(t, "interval_end").tolist(), strict=True)
+        return np.array([self.interval_of.get((q, int(e)), -1) for q, e in keys], dtype=np.int64)
 
     def fire(self, rule, severity, qmgr, object_type, object_name, k, start, value, threshold) -> None:
         self.out.append(
@@ -129,7 +143,7 @@ class Oracle:
         t = self.table("QPST")
         if t is None:
             return
-        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
         pool, nbuf, cbsl = _num(t, "QPSTPOOL"), _num(t, "QPSTNBUF"), _num(t, "QPSTCBSL")
         sos, dmc, stl, stla = _num(t, "QPSTSOS"), _num(t, "QPSTDMC"), _num(t, "QPSTSTL"), _num(t, "QPSTSTLA")
         dwt, rio = _num(t, "QPSTDWT"), _num(t, "QPSTRIO")
@@ -171,14 +185,14 @@ class Oracle:
         t = self.table("QJST")
         if t is None:
             return
-        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
         secs = _num(t, "interval_seconds", 0.0)
         wtb, bffl, llcp = _num(t, "QJSTWTB"), _num(t, "QJSTBFFL"), _num(t, "QJSTLLCP")
         recs = _num(t, "QJSTWRW") + _num(t, "QJSTWRNW") + _num(t, "QJSTWRF")
         avg_size = {}
         m = self.table("QMST")
         if m is not None:
-            mk = _interval_index(m, self.start_us, self.seconds)
+            mk = self._k(m)
             spp, pbp = _num(m, "QMSTSPP"), _num(m, "QMSTPBP")
             for q, kk, s, b in zip(_str(m, "qmgr"), mk, spp, pbp, strict=True):
                 avg_size[(q, kk)] = b / s if s else None
@@ -230,7 +244,7 @@ class Oracle:
         t = self.table("QEST")
         if t is None:
             return
-        qm, k, st = _str(t, "qmgr"), _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
         name = _str(t, "QESTSTR")
         sful, rsec, rmec = _num(t, "QESTSFUL"), _num(t, "QESTRSEC"), _num(t, "QESTRMEC")
         csec, cmec = _num(t, "QESTCSEC"), _num(t, "QESTCMEC")
@@ -256,7 +270,7 @@ class Oracle:
         t = self.table("QQST")
         if t is None:
             return
-        k, st = _interval_index(t, self.start_us, self.seconds), _num(t, "interval_start")
+        k, st = self._k(t), _num(t, "interval_start")
         names_u, name_i = _codes(t, "QQSTQNAM")
         qms_u, qm_i = _codes(t, "qmgr")
         order_u = np.argsort(qms_u.astype(str))  # searchable: sorted distinct queue managers
@@ -308,7 +322,7 @@ class Oracle:
         sums = _group_sum(group[sel], pages[sel])
         qp = self.table("QPST")
         if qp is not None:
-            pk = _interval_index(qp, self.start_us, self.seconds)
+            pk = self._k(qp)
             for q, kk, pool, nbuf, s in zip(
                 _str(qp, "qmgr"),
                 pk,
@@ -380,7 +394,7 @@ class Oracle:
         j = self.table("QJST")
         if j is not None:
             jq = np.searchsorted(qms_u, _str(j, "qmgr").astype(str))
-            jk = _interval_index(j, self.start_us, self.seconds)
+            jk = self._k(j)
             known = (jq < len(qms_u)) & (qms_u[np.minimum(jq, len(qms_u) - 1)] == _str(j, "qmgr").astype(str))
             limit = np.full(len(qms_u) * width_k, np.inf)
             n_ckpt, secs = _num(j, "QJSTLLCP"), _num(j, "interval_seconds", 0.0)
@@ -442,10 +456,14 @@ def _clean(v):
 
 
 def evaluate(
-    tables: dict[str, pa.Table], roles: dict[tuple[str, int], str], start_us: int, seconds: int
+    tables: dict[str, pa.Table],
+    roles: dict[tuple[str, int], str],
+    start_us: int,
+    seconds: int,
+    interval_of: dict[tuple[str, int], int] | None = None,
 ) -> list[Firing]:
     """Firings of the supported rules on typed tables (truth or decoded)."""
-    return Oracle(tables, roles, start_us, seconds).run()
+    return Oracle(tables, roles, start_us, seconds, interval_of).run()
 
 
 def roles_of(topology) -> dict[tuple[str, int], str]:
@@ -460,7 +478,14 @@ def evaluate_scenario(scenario, collector) -> list[dict]:
     """Evaluate the truth, check every injection fired where planned, and attach its severity
     and metric value to the manifest entry."""
     tables = {name: collector.table(name) for name in ORACLE_COLUMNS}
-    firings = evaluate(tables, roles_of(scenario.topology), scenario.config.start_us, scenario.config.interval_seconds)
+    interval_of = (
+        {(q.name, i.end_us): i.k for q in scenario.topology.qmgrs for i in q.intervals}
+        if scenario.config.estate
+        else None
+    )
+    firings = evaluate(
+        tables, roles_of(scenario.topology), scenario.config.start_us, scenario.config.interval_seconds, interval_of
+    )
     injected_keys = set()
     for inj in scenario.planned.injected:
         key = (inj["rule_id"], inj["qmgr"], inj["object_name"], inj["interval"])

@@ -211,7 +211,7 @@ class Scenario:
         plan duplicates is yielded twice)."""
         sim = Simulation(self.topology, self.effects, self.config.seed)
         seq = 0
-        for k in range(self.config.intervals):
+        for k in range(self.topology.steps):
             qis = sim.step(k)
             for qi in qis:
                 self.planned.mutate(qi)
@@ -243,17 +243,18 @@ class Scenario:
                 lengths = [version_length(lay, self.topology.qmgrs[qi.m].version) for qi in qis]
                 cols[lay.length_field] = np.repeat(np.array(lengths, dtype=np.int64), rows)
             entry = lay.entry_start is not None
-            out[name] = (encode(lay, cols, int(first[-1]), lay.entry_size if entry else None), first)
+            first_of = {qi.m: int(first[i]) for i, qi in enumerate(qis)}
+            out[name] = (encode(lay, cols, int(first[-1]), lay.entry_size if entry else None), first_of)
         return out
 
     def _records(self, qi: QmgrInterval, encoded: dict, truth: TruthCollector | None, seq0: int) -> list[LogicalRecord]:
-        cfg = self.config
         qm = self.topology.qmgrs[qi.m]
         hooks = self.planned.record_hooks.get((qi.k, qm.name), {})
-        if hooks.get("drop"):
+        interval = qm.intervals[qi.k]
+        if hooks.get("drop") or interval.lost:
             return []  # interval gap: this queue manager wrote nothing for the interval
-        start = self.interval_start_us(qi.k) + hooks.get("start_shift_us", 0)
-        duration = cfg.interval_seconds * US_PER_S - hooks.get("start_shift_us", 0)
+        start = interval.start_us + hooks.get("start_shift_us", 0)
+        duration = interval.end_us - interval.start_us - hooks.get("start_shift_us", 0)
         end = start + duration
         offset_us = qm.utc_offset_min * 60 * US_PER_S
         headers: list[RecordHeader] = []
@@ -279,7 +280,7 @@ class Scenario:
                         rmid=spec.get("rmid", 26),
                         release_byte=spec.get("release_byte", 0x10),
                         sequence=seq0 + i + 1,
-                        qwhx_qsg=cfg.qsg if qm.qwhx_rel else None,
+                        qwhx_qsg=qm.qsg if qm.qwhx_rel else None,
                         qwhx_rel=qm.qwhx_rel,
                     )
                 )
@@ -305,7 +306,7 @@ class Scenario:
             "smf_subtype": hdr.subtype,
             "system_id": qm.system_id,
             "qmgr": qm.name,
-            "qsg": self.config.qsg if qm.qwhx_rel else None,
+            "qsg": (qm.qsg or "") if qm.qwhx_rel else None,  # MQ 10 writes QWHX, its QSG blank when standalone
             "smf_rel": qm.qwhx_rel or qm.rel,
             "mq_version": qm.version,
             "smf_time_local": local,
@@ -534,7 +535,8 @@ def build_manifest(scenario: Scenario, counts: _Counts, firings: list[dict]) -> 
         "manifest_version": 1,
         "seed": cfg.seed,
         "config": cfg.as_dict(),
-        "qsg": cfg.qsg,
+        "qsg": topo.qsgs[0] if topo.qsgs else None,
+        "estate": _estate_facts(topo),
         "time_range": {
             "start": iso(scenario.interval_start_us(0)),
             "end": iso(scenario.interval_start_us(cfg.intervals)),
@@ -552,8 +554,8 @@ def build_manifest(scenario: Scenario, counts: _Counts, firings: list[dict]) -> 
             for i, (n, e, el, smds) in enumerate(topo.structures)
         ],
         "shared_queues": [
-            {"name": str(n), "structure": topo.structure_names[s]}
-            for n, s in zip(topo.shared_names, topo.shared_structure, strict=True)
+            {"name": str(n), "structure": topo.structure_names[s], "qsg": str(g)}
+            for n, s, g in zip(topo.shared_names, topo.shared_structure, topo.shared_qsg, strict=True)
         ],
         "partial_records": scenario.planned.partials,
         "injected": scenario.planned.injected,
@@ -569,9 +571,49 @@ def build_manifest(scenario: Scenario, counts: _Counts, firings: list[dict]) -> 
     }
 
 
+def _estate_facts(topo) -> dict:
+    """Who is in which QSG, and every irregularity of the queue managers' intervals, so that tests
+    can predict the QSG roll-ups (coverage, members with counters) without reading the dump."""
+    qqst_counters = {f.name for f in layout("QQST").data_fields if f.name == "QQSTPUTS"}
+    counters_from = min(f.end for f in layout("QQST").data_fields if f.name in qqst_counters)
+    return {
+        "qsgs": [
+            {
+                "name": g,
+                "members": [q.name for q in topo.qmgrs if q.qsg == g],
+                "members_with_qqst_counters": [
+                    q.name
+                    for q in topo.qmgrs
+                    if q.qsg == g and version_length(layout("QQST"), q.version) >= counters_from
+                ],
+                "statime_seconds": sorted({int(q.statime_seconds) for q in topo.qmgrs if q.qsg == g}),
+            }
+            for g in topo.qsgs
+        ],
+        "standalone": [q.name for q in topo.qmgrs if q.qsg is None],
+        "restarts": [
+            {"qmgr": q.name, "interval": i.k, "stopped_at": iso(i.end_us), "short_interval_seconds": i.seconds}
+            for q in topo.qmgrs
+            for i in q.intervals
+            if i.restart
+        ],
+        "lost_intervals": [
+            {"qmgr": q.name, "interval": i.k, "start": iso(i.start_us), "end": iso(i.end_us)}
+            for q in topo.qmgrs
+            for i in q.intervals
+            if i.lost
+        ],
+    }
+
+
 def _qmgr_facts(q) -> dict:
     return {
         "name": q.name,
+        "qsg": q.qsg,
+        "statime_seconds": int(q.statime_seconds),
+        "first_interval_start": iso(q.intervals[0].start_us) if q.intervals else None,
+        # Every interval (written or lost): [start, end, written]
+        "intervals": [[iso(i.start_us), iso(i.end_us), not i.lost] for i in q.intervals],
         "system_id": q.system_id,
         "utc_offset_minutes": q.utc_offset_min,
         "mq_version": q.version,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import VERSIONS, ScenarioConfig
+from .config import VERSIONS, QmgrPlan, ScenarioConfig
 
 # UTC offsets (minutes) given to the LPARs in turn: local and UTC times differ visibly.
 LPAR_UTC_OFFSETS = (-300, 60, 0, 330, -240, 600)
@@ -124,6 +124,50 @@ class Queues:
         return self.shared_index >= 0
 
 
+US_PER_S = 1_000_000
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One statistics interval of a queue manager (UTC microseconds). ``lost``: simulated but
+    written by no record; ``restart``: the queue manager stopped at ``end`` (a short interval)
+    and its next interval starts with the restart."""
+
+    k: int
+    start_us: int
+    end_us: int
+    lost: bool = False
+    restart: bool = False
+
+    @property
+    def seconds(self) -> float:
+        return (self.end_us - self.start_us) / US_PER_S
+
+
+def schedule(config: ScenarioConfig, plan: QmgrPlan | None) -> tuple[Interval, ...]:
+    """A queue manager's intervals over the scenario's span (intervals x interval_seconds from
+    start). Without a plan: the span's regular intervals. With one: its own STATIME from its
+    offset, a restart, lost intervals; only intervals that end within the span (the one still
+    open at the end belongs to the next dump)."""
+    t0 = config.start_us
+    if plan is None:
+        step = config.interval_seconds * US_PER_S
+        return tuple(Interval(k, t0 + k * step, t0 + (k + 1) * step) for k in range(config.intervals))
+    span_end = t0 + config.intervals * config.interval_seconds * US_PER_S
+    step = plan.statime_minutes * 60 * US_PER_S
+    out: list[Interval] = []
+    t = t0 + plan.offset_minutes * 60 * US_PER_S
+    while True:
+        k = len(out)
+        restart = plan.restart is not None and plan.restart[0] == k
+        end = t + (plan.restart[1] * 60 * US_PER_S if restart else step)
+        if end > span_end:
+            break
+        out.append(Interval(k, t, end, lost=k in plan.lost, restart=restart))
+        t = end
+    return tuple(out)
+
+
 @dataclass
 class QueueManager:
     index: int
@@ -146,6 +190,12 @@ class QueueManager:
     loglimit: int = 10_000_000  # LOGLOAD: log records between checkpoints
     dual_logging: bool = True
     extra: dict = field(default_factory=dict)
+    qsg: str | None = None  # None: a standalone queue manager (no shared queues, no CF, no Db2)
+    intervals: tuple[Interval, ...] = ()
+
+    @property
+    def statime_seconds(self) -> float:
+        return max(i.seconds for i in self.intervals)
 
     @property
     def rel(self) -> str:
@@ -178,9 +228,19 @@ class QueueManager:
 class Topology:
     config: ScenarioConfig
     qmgrs: list[QueueManager]
-    shared_names: np.ndarray
+    shared_names: np.ndarray  # every QSG's shared queues, one after the other
     shared_structure: np.ndarray
     structures: tuple[tuple[str, int, int, bool], ...]
+    shared_qsg: np.ndarray | None = None  # QSG of each shared queue
+
+    @property
+    def qsgs(self) -> list[str]:
+        return list(dict.fromkeys(q.qsg for q in self.qmgrs if q.qsg))
+
+    @property
+    def steps(self) -> int:
+        """Simulation steps: the most intervals any queue manager has."""
+        return max(len(q.intervals) for q in self.qmgrs)
 
     def qmgr(self, name: str) -> QueueManager:
         for q in self.qmgrs:
@@ -242,30 +302,55 @@ def _profile(n: int, rng: np.random.Generator, shared: np.ndarray) -> dict[str, 
     )
 
 
-def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
-    n_q = config.queues
-    n_shared = config.n_shared
-    n_sys = min(len(SYSTEM_QUEUES), max(0, (n_q - n_shared) // 4))
-    n_private = n_q - n_shared - n_sys
-
-    shared_names = np.array(
-        list(SHARED_SYSTEM_QUEUES[: min(n_shared, 2 if n_shared >= 4 else 0)])
-        + _app_names(n_shared, "QSG.", rng, tricky=False)[: n_shared - min(n_shared, 2 if n_shared >= 4 else 0)],
+def _shared_set(n_shared: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, dict]:
+    """One QSG's shared queues: names, CF structure of each, traffic profile."""
+    n_sys_shared = min(n_shared, 2 if n_shared >= 4 else 0)
+    names = np.array(
+        list(SHARED_SYSTEM_QUEUES[:n_sys_shared])
+        + _app_names(n_shared, "QSG.", rng, tricky=False)[: n_shared - n_sys_shared],
         dtype=object,
     )
     app_structs = [i for i, s in enumerate(CF_STRUCTURES) if s[0].startswith("APPL")]
     sys_struct = [i for i, s in enumerate(CF_STRUCTURES) if s[0] == "CSQSYSAPPL"][0]
-    shared_structure = np.array(
+    structure = np.array(
         [
             sys_struct if name.startswith("SYSTEM.") else app_structs[i % len(app_structs)]
-            for i, name in enumerate(shared_names)
+            for i, name in enumerate(names)
         ],
         dtype=np.int64,
     )
-    shared_profile = _profile(n_shared, rng, np.ones(n_shared, bool))
+    return names, structure, _profile(n_shared, rng, np.ones(n_shared, bool))
+
+
+def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
+    """The scenario's queue managers. Without ``config.estate``: one QSG (``config.qsg``; '' = the
+    queue managers are standalone) whose members share ``interval_seconds``. With it: each plan's
+    QSG (or none), version and intervals; every QSG has its own shared queues."""
+    n_q = config.queues
+    plans: list[QmgrPlan | None] = list(config.estate) or [None] * config.qmgrs
+    qsg_of = [p.qsg for p in plans] if config.estate else [config.qsg or None] * config.qmgrs
+    groups = list(dict.fromkeys(g for g in qsg_of if g))
+    members = {g: sum(1 for x in qsg_of if x == g) for g in groups}
+    n_group_shared = {g: config.n_shared if (members[g] > 1 or config.shared_queues is not None) else 0 for g in groups}
+    shared: dict[str, tuple[np.ndarray, np.ndarray, dict, int]] = {}
+    first = 0
+    for g in groups:
+        names, struct, prof = _shared_set(n_group_shared[g], rng)
+        shared[g] = (names, struct, prof, first)
+        first += len(names)
+    shared_names = np.concatenate([shared[g][0] for g in groups]) if groups else np.zeros(0, dtype=object)
+    shared_structure = (
+        np.concatenate([shared[g][1] for g in groups]).astype(np.int64) if groups else np.zeros(0, np.int64)
+    )
+    shared_qsg = np.array([g for g in groups for _ in shared[g][0]], dtype=object)
 
     qmgrs = []
     for m in range(config.qmgrs):
+        plan, qsg = plans[m], qsg_of[m]
+        g_names, _, shared_profile, g_first = shared[qsg] if qsg else (np.zeros(0, dtype=object), None, None, 0)
+        n_shared = len(g_names)
+        n_sys = min(len(SYSTEM_QUEUES), max(0, (n_q - n_shared) // 4))
+        n_private = n_q - n_shared - n_sys
         lpar = m % config.lpars
         other_pool = OTHER_POOL_IDS[m % len(OTHER_POOL_IDS)]
         pools = np.array([0, 1, 2, other_pool])
@@ -280,7 +365,7 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
 
         names: list[str] = [n for n, _ in SYSTEM_QUEUES[:n_sys]]
         category = [c for _, c in SYSTEM_QUEUES[:n_sys]]
-        names += list(shared_names)
+        names += list(g_names)
         category += [CAT_SHARED] * n_shared
         names += _app_names(n_private, "APP.", rng, tricky=True)
         category += [CAT_PRIVATE] * n_private
@@ -302,7 +387,7 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
         psid[private & ~long_lived] = short_sets[rng.integers(0, 3, n_q)][private & ~long_lived]
         psid[private & long_lived] = long_sets[rng.integers(0, 2, n_q)][private & long_lived]
         bpid = np.where(psid >= 0, pageset_pool[np.searchsorted(pagesets, np.maximum(psid, 0))], -1)
-        shared_index = np.where(is_shared, np.arange(n_q) - n_sys, -1)
+        shared_index = np.where(is_shared, np.arange(n_q) - n_sys + g_first, -1)
         structure = np.full(n_q, -1, dtype=np.int64)
         structure[is_shared] = shared_structure[shared_index[is_shared]]
 
@@ -349,10 +434,10 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
         qmgrs.append(
             QueueManager(
                 index=m,
-                name=qmgr_name(m, config.qmgr_prefix),
+                name=plan.name if plan else qmgr_name(m, config.qmgr_prefix),
                 system_id=lpar_name(lpar),
                 utc_offset_min=LPAR_UTC_OFFSETS[lpar % len(LPAR_UTC_OFFSETS)],
-                version=config.versions[m % len(config.versions)],
+                version=plan.version if plan else config.versions[m % len(config.versions)],
                 pools=pools,
                 pool_roles=roles,
                 pool_buffers=buffers,
@@ -363,6 +448,8 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
                 queues=queues,
                 ssl_tasks=2 if m % 2 else 0,
                 channels=int(rng.integers(60, 400)),
+                qsg=qsg,
+                intervals=schedule(config, plan),
             )
         )
-    return Topology(config, qmgrs, shared_names, shared_structure, CF_STRUCTURES)
+    return Topology(config, qmgrs, shared_names, shared_structure, CF_STRUCTURES, shared_qsg)

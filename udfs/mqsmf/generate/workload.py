@@ -179,32 +179,40 @@ class Simulation:
         self.next_k = 0
 
     # ------------------------------------------------------------------------------------------
-    def interval_bounds(self, k: int) -> tuple[int, int]:
-        start = self.start_us + k * self.T * US
-        return start, start + self.T * US
+    def interval_bounds(self, k: int, qm: QueueManager) -> tuple[int, int]:
+        """A queue manager's k-th interval (each has its own STATIME, start and restarts)."""
+        i = qm.intervals[k]
+        return i.start_us, i.end_us
+
+    def _T(self, k: int, qm: QueueManager) -> int:
+        """Seconds of a queue manager's k-th interval."""
+        start, end = self.interval_bounds(k, qm)
+        return (end - start) // US
 
     def step(self, k: int) -> list[QmgrInterval]:
+        """Step k: the k-th interval of every queue manager that has one. A QSG's members exchange
+        shared-queue messages step by step, whatever their intervals' lengths."""
         if k != self.next_k:
             raise RuntimeError(f"intervals must be simulated in order (expected {self.next_k}, got {k})")
         self.next_k += 1
-        start, end = self.interval_bounds(k)
-        traffic = [self._traffic(k, qm) for qm in self.topo.qmgrs]
-        self._shared(k, traffic)
+        active = [qm for qm in self.topo.qmgrs if k < len(qm.intervals)]
+        traffic = [self._traffic(k, qm) for qm in active]
+        self._shared(k, active, traffic)
         out = []
-        for qm, tr in zip(self.topo.qmgrs, traffic, strict=True):
-            out.append(self._finish(k, qm, tr, start, end))
+        for qm, tr in zip(active, traffic, strict=True):
+            out.append(self._finish(k, qm, tr, *self.interval_bounds(k, qm)))
         return out
 
     # ------------------------------------------------------------------------------------------
     # Step 1: puts per queue (every queue manager), private queues' gets and depth
     # ------------------------------------------------------------------------------------------
     def _traffic(self, k: int, qm: QueueManager) -> dict:
-        fx, T, m = self.fx, self.T, qm.index
+        fx, T, m = self.fx, self._T(k, qm), qm.index
         rng = np.random.default_rng([self.seed, k, m])
         Q = qm.queues
         st = self.state[m].queues
         n = len(Q)
-        start, end = self.interval_bounds(k)
+        start, end = self.interval_bounds(k, qm)
         local_hour = ((start + T * US / 2) / US / 3600 + qm.utc_offset_min / 60) % 24
         e_p = Q.persistent_rate * T * rng.lognormal(0, 0.03, n)
         e_np = Q.nonpersistent_rate * T * _diurnal(local_hour) * rng.lognormal(0, 0.1, n)
@@ -283,16 +291,16 @@ class Simulation:
     # ------------------------------------------------------------------------------------------
     # Step 2: shared queues - group-wide depth, gets shared out over the queue managers
     # ------------------------------------------------------------------------------------------
-    def _shared(self, k: int, traffic: list[dict]) -> None:
+    def _shared(self, k: int, active: list[QueueManager], traffic: list[dict]) -> None:
         n_shared = len(self.topo.shared_names)
         if not n_shared:
             return
         rng = np.random.default_rng([self.seed, k, 104729])
-        rows = [np.nonzero(qm.queues.is_shared)[0] for qm in self.topo.qmgrs]
+        rows = [np.nonzero(qm.queues.is_shared)[0] for qm in active]
         puts = np.zeros(n_shared, np.int64)
         removed = np.zeros(n_shared, np.int64)
-        weight = np.zeros((len(self.topo.qmgrs), n_shared))
-        for m, (qm, tr) in enumerate(zip(self.topo.qmgrs, traffic, strict=True)):
+        weight = np.zeros((len(active), n_shared))
+        for m, (qm, tr) in enumerate(zip(active, traffic, strict=True)):
             j = qm.queues.shared_index[rows[m]]
             puts[j] += tr["total_puts"][rows[m]]
             removed[j] += tr["RBPT"][rows[m]] + tr["EXPR"][rows[m]]
@@ -300,7 +308,7 @@ class Simulation:
         d0 = self.shared_depth.copy()
         avail = d0 + puts - removed
         cap = np.zeros(n_shared, np.int64)
-        for qm, r in zip(self.topo.qmgrs, rows, strict=True):
+        for qm, r in zip(active, rows, strict=True):
             cap[qm.queues.shared_index[r]] = qm.queues.depth_cap[r]
         residue = np.where(rng.random(n_shared) < 0.5, 0, np.floor(puts * rng.uniform(0, 0.01, n_shared))).astype(
             np.int64
@@ -318,7 +326,7 @@ class Simulation:
         order = np.argsort(-(w * gets_net - alloc), axis=0, kind="stable")
         for j in np.nonzero(short > 0)[0]:
             alloc[order[: short[j], j], j] += 1
-        for m, (qm, tr) in enumerate(zip(self.topo.qmgrs, traffic, strict=True)):
+        for m, (qm, tr) in enumerate(zip(active, traffic, strict=True)):
             r = rows[m]
             tr["gets_net"][r] = alloc[m, qm.queues.shared_index[r]]
         self.shared_depth = d1
@@ -336,7 +344,13 @@ class Simulation:
             age=np.where(
                 d1 > 0,
                 np.minimum(
-                    MAX_CLEAN_AGE_S, np.ceil(d1 / np.maximum(puts, 1) * self.T * rng.uniform(0.2, 1.0, n_shared))
+                    MAX_CLEAN_AGE_S,
+                    np.ceil(
+                        d1
+                        / np.maximum(puts, 1)
+                        * max(self._T(k, qm) for qm in active)
+                        * rng.uniform(0.2, 1.0, n_shared)
+                    ),
                 ),
                 0,
             ).astype(np.int64),
@@ -346,7 +360,7 @@ class Simulation:
     # Step 3: all remaining queue fields, then the queue manager's other structures
     # ------------------------------------------------------------------------------------------
     def _finish(self, k: int, qm: QueueManager, tr: dict, start: int, end: int) -> QmgrInterval:
-        fx, T, m = self.fx, self.T, qm.index
+        fx, T, m = self.fx, self._T(k, qm), qm.index
         rng = tr["rng"]
         Q = qm.queues
         st = self.state[m].queues
@@ -373,7 +387,7 @@ class Simulation:
         c["QQSTDISP"] = shared
         c["QQSTPSID"] = Q.psid
         c["QQSTBPID"] = Q.bpid
-        c["QQSTQSGN"] = np.where(shared, self.topo.config.qsg, "")
+        c["QQSTQSGN"] = np.where(shared, qm.qsg or "", "")
         c["QQSTCFST"] = np.where(shared, np.array(self.topo.structure_names + [""], dtype=object)[Q.structure], "")
         c["QQSTPPT"], c["QQSTPP1"], c["QQSTNPPT"], c["QQSTNPP1"] = tr["PPT"], tr["PP1"], tr["NPPT"], tr["NPP1"]
         c["QQSTPUTS"] = tr["PPT"] + tr["NPPT"]
@@ -526,8 +540,13 @@ class Simulation:
         pools = self._pools(k, qm, tr, c, gets, brws, int(log["QJSTLLCP"][0]))
         structures["QPST"] = pools["QPST"]
         structures["QIS1"] = self._pagesets(k, qm, c, pools, log, rng)
-        structures.update(self._managers(k, qm, qqst, pools, rng))
-        structures.update(self._cf(k, qm, c, rng))
+        managers = self._managers(k, qm, qqst, pools, rng)
+        cf = self._cf(k, qm, c, rng)
+        if qm.qsg is None:  # outside a QSG: no coupling facility, no Db2 (the triplets are empty)
+            managers["Q5ST"] = {key: v[:0] for key, v in managers["Q5ST"].items()}
+            cf = {name: {key: v[:0] for key, v in cols.items()} for name, cols in cf.items()}
+        structures.update(managers)
+        structures.update(cf)
         structures.update(self._chin(k, qm, c, rng, start, end))
         rows = {name: len(next(iter(cols.values()))) if cols else 0 for name, cols in structures.items()}
         return QmgrInterval(k, m, structures, rows, qqst["QQSTQNAM"])
@@ -675,7 +694,7 @@ class Simulation:
     # Log manager (QJST): records and bytes from persistent traffic; checkpoints by LOGLOAD
     # ------------------------------------------------------------------------------------------
     def _log(self, k: int, qm: QueueManager, c: dict, rng, start: int, end: int) -> dict:
-        T = self.T
+        T = self._T(k, qm)
         st = self.state[qm.index]
         nq = len(qm.queues)
         p_puts = int((c["QQSTPPT"][:nq] + c["QQSTPP1"][:nq]).sum())
@@ -736,10 +755,10 @@ class Simulation:
                 w[p + "QJSTIOCOUNT"], w[p + "QJSTIOCI"] = count, ci if count else 0
                 w[p + "QJSTIOTOTIO"], w[p + "QJSTIOTOTSUS"] = tot, int(tot * 1.15)
                 w[p + "QJSTIOMAXIO"] = int(avg_us * rng.uniform(3, 8)) if count else 0
-                w[p + "QJSTIOMAXIOT"] = int(start + rng.uniform(0, 1) * self.T * US) if count else 0
+                w[p + "QJSTIOMAXIOT"] = int(start + rng.uniform(0, 1) * T * US) if count else 0
                 w[p + "QJSTIOMAXIOL"] = f"CSQOAL{copy + 1}{k % 3 + 1}" if count else ""
                 w[p + "QJSTIOMAXSUS"] = int(avg_us * rng.uniform(4, 10)) if count else 0
-                w[p + "QJSTIOMAXSUST"] = int(start + rng.uniform(0, 1) * self.T * US) if count else 0
+                w[p + "QJSTIOMAXSUST"] = int(start + rng.uniform(0, 1) * T * US) if count else 0
                 w[p + "QJSTIOMAXSUSL"] = f"CSQOAL{copy + 1}{k % 3 + 1}" if count else ""
         w["QJSTSLPTU"] = int(T * US * rng.uniform(0.6, 0.9))
         w["QJSTIOSQU_0"] = int(w["QJSTIO_0_0_QJSTIOCOUNT"] * 220**2 + w["QJSTIO_0_1_QJSTIOCOUNT"] * 780**2)
@@ -813,7 +832,7 @@ class Simulation:
     # Message, data, lock, storage, topic and Db2 managers
     # ------------------------------------------------------------------------------------------
     def _managers(self, k: int, qm: QueueManager, c: dict, pools: dict, rng) -> dict:
-        T = self.T
+        T = self._T(k, qm)
         tot = {
             key: int(np.asarray(c[key]).sum())
             for key in (
@@ -1101,11 +1120,11 @@ class Simulation:
     # Channel initiator (115/231)
     # ------------------------------------------------------------------------------------------
     def _chin(self, k: int, qm: QueueManager, c: dict, rng, start: int, end: int) -> dict:
-        T_us = self.T * US
+        T_us = self._T(k, qm) * US
         one = lambda v: np.array([v], dtype=np.int64)  # noqa: E731 - single-instance columns
         qcct = {
             "QCCTJOBN": np.array([f"{qm.name}CHIN"], dtype=object),
-            "QCCTQSGN": np.array([self.topo.config.qsg], dtype=object),
+            "QCCTQSGN": np.array([qm.qsg or ""], dtype=object),
             "QCCTNOCC": one(qm.channels),
             "QCCTMXCC": one(2000),
             "QCCTNOAC": one(int(qm.channels * 0.8)),

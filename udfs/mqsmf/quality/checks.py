@@ -997,69 +997,112 @@ def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS)
 # ----------------------------------------------------------------------------------------------
 
 
-# A QSG roll-up mart and the per-queue-manager mart it must equal when summed: the roll-up's key,
-# the members' filter, and (roll-up column, aggregate over the members) per reconciled measure.
-# Seeds 001/002: each queue manager reports only its own activity on a shared object, so the QSG
-# figure of a counter is the sum over the members, of a peak the maximum.
+# A QSG roll-up mart and the per-queue-manager mart it must equal: the roll-up's object key, the
+# members' filter, the member column whose presence means "this member's release has the counters",
+# the counters (apportioned by overlap and summed) and the peaks (maximum over the overlapping member
+# intervals). Seeds 001/002: each queue manager reports only its own activity on a shared object.
+# This is the one definition of the roll-up reconciliation (the dbt project has no copy of it).
+# The recomputation takes a different route from the models (README "QSG roll-ups: interval grid and
+# coverage"): it reads the member facts (the models read the intermediate rows), builds the day's
+# slots once from the roll-up's own slot length and range-joins the member intervals to them (the
+# models cut each interval with sequence()), and recounts members and covered seconds from the join.
 ROLLUPS = {
     "qsg_queue_rollup": dict(
         rollup="fct_shared_queue_qsg_stats",
         members="fct_queue_stats",
         where="is_shared",
         object="queue_name",
-        description="Shared queues: fct_shared_queue_qsg_stats against fct_queue_stats summed over the QSG's "
-        "queue managers, per queue and aligned interval.",
-        measures=(
-            ("qmgrs_reporting", "count(DISTINCT qmgr_name)"),
-            *((m, f"sum({m})") for m in (
-                "puts", "put1s", "msgs_in", "msgs_out", "gets", "browses", "persistent_msgs_in",
-                "nonpersistent_msgs_in", "msgs_in_bytes", "get_bytes", "browse_bytes", "failed_puts",
-                "failed_put1s", "failed_gets", "failed_browses", "expired_msgs", "input_handles_open",
-                "output_handles_open",
-            )),
-            ("depth_high_max", "max(depth_high)"),
+        has_counters="msgs_in",
+        description="Shared queues: fct_shared_queue_qsg_stats against fct_queue_stats apportioned to the QSG's "
+        "grid slots by overlap and summed over the QSG's queue managers, per queue and slot.",
+        sums=(
+            "puts", "put1s", "msgs_in", "msgs_out", "gets", "browses", "persistent_msgs_in",
+            "nonpersistent_msgs_in", "msgs_in_bytes", "get_bytes", "browse_bytes", "failed_puts",
+            "failed_put1s", "failed_gets", "gets_no_msg_available", "gets_truncated_failed", "hard_failed_gets",
+            "failed_browses", "expired_msgs",
         ),
+        maxima=(("depth_high_max", "depth_high"),),
     ),
     "qsg_cf_rollup": dict(
         rollup="fct_cf_structure_stats",
         members="fct_cf_structure_qmgr_stats",
         where="true",
         object="structure_name",
-        description="CF structures: fct_cf_structure_stats against fct_cf_structure_qmgr_stats summed over the "
-        "QSG's queue managers, per structure and aligned interval.",
-        measures=(
-            ("qmgrs_reporting", "count(DISTINCT qmgr_name)"),
-            *((m, f"sum({m})") for m in (
-                "requests", "single_entry_requests", "multi_entry_requests", "redrives", "request_time_us",
-                "structure_full_count",
-            )),
-            ("entries_in_use_max", "max(entries_in_use_max)"),
-            ("elements_in_use_max", "max(elements_in_use_max)"),
+        has_counters="requests",
+        description="CF structures: fct_cf_structure_stats against fct_cf_structure_qmgr_stats apportioned to the "
+        "QSG's grid slots by overlap and summed over the QSG's queue managers, per structure and slot.",
+        sums=(
+            "requests", "single_entry_requests", "multi_entry_requests", "redrives", "request_time_us",
+            "structure_full_count",
         ),
+        maxima=(("entries_in_use_max", "entries_in_use_max"), ("elements_in_use_max", "elements_in_use_max")),
     ),
 }  # fmt: skip
+DEFAULT_QSG_GRID_SECONDS = 1800  # dbt var qsg_grid_seconds, when the roll-up has no row to read it from
+
+
+def rollup_measures(spec: dict) -> tuple[tuple[str, str], ...]:
+    """(roll-up column, aggregate over the range-joined member slices ``j``) of one ROLLUPS entry."""
+    share = "(j.overlap_seconds / (j.member_end_s - j.member_start_s))"
+    return (
+        ("qmgrs_reporting", "count(DISTINCT j.qmgr_name)"),
+        ("qmgrs_with_counters", f"count(DISTINCT CASE WHEN j.{spec['has_counters']} IS NOT NULL THEN j.qmgr_name END)"),
+        ("covered_member_seconds", "sum(j.overlap_seconds)"),
+        *((m, f"sum(j.{m} * {share})") for m in spec["sums"]),
+        *((m, f"max(j.{member})") for m, member in spec["maxima"]),
+    )
 
 
 def _rollup_sql(spec: dict) -> Callable[[Mapping[str, str], Any], str | None]:
     def build(tables: Mapping[str, str], spark=None) -> str | None:
         if spec["rollup"] not in tables or spec["members"] not in tables:
             return None
-        obj, measures = spec["object"], spec["measures"]
+        obj, rollup, measures = spec["object"], tables[spec["rollup"]], rollup_measures(spec)
+        member_cols = sorted({spec["has_counters"], *spec["sums"], *(m for _, m in spec["maxima"])})
         members = (
-            f"SELECT qsg_name, {obj}, aligned_interval_end_at AS interval_end_at, "
-            "min(aligned_interval_start_at) AS interval_start_at, count(*) AS member_rows, "
-            + ", ".join(f"{agg} AS member_{m}" for m, agg in measures)
-            + f" FROM {tables[spec['members']]} WHERE {spec['where']} "
-            f"GROUP BY qsg_name, {obj}, aligned_interval_end_at"
+            f"SELECT qsg_name, {obj}, qmgr_name, unix_seconds(aligned_interval_start_at) AS member_start_s, "
+            f"unix_seconds(aligned_interval_end_at) AS member_end_s, {', '.join(member_cols)} "
+            f"FROM {tables[spec['members']]} WHERE {spec['where']} AND qsg_name IS NOT NULL "
+            "AND aligned_interval_end_at > aligned_interval_start_at"
         )
+        grid = f"(SELECT coalesce(max(interval_seconds), {DEFAULT_QSG_GRID_SECONDS}) AS g FROM {rollup})"
+        # Every slot of the days the members cover, once; then a range join of intervals to slots.
+        slots = (
+            "SELECT explode(sequence(lo, hi, g)) AS slot_start_s, g FROM (SELECT "
+            "cast(floor(min(member_start_s) / grid.g) * grid.g AS BIGINT) AS lo, "
+            "cast(floor(max(member_end_s) / grid.g) * grid.g AS BIGINT) AS hi, cast(grid.g AS BIGINT) AS g "
+            f"FROM members CROSS JOIN {grid} AS grid GROUP BY grid.g)"
+        )
+        joined = (
+            "SELECT members.*, slots.slot_start_s, slots.g, least(members.member_end_s, slots.slot_start_s + slots.g) "
+            "- greatest(members.member_start_s, slots.slot_start_s) AS overlap_seconds FROM members "
+            "INNER JOIN slots ON slots.slot_start_s < members.member_end_s "
+            "AND slots.slot_start_s + slots.g > members.member_start_s"
+        )
+        recomputed = (
+            f"SELECT j.qsg_name, j.{obj}, j.slot_start_s, max(j.g) AS g, count(*) AS member_rows, "
+            + ", ".join(f"{agg} AS member_{m}" for m, agg in measures)
+            + f" FROM joined AS j GROUP BY j.qsg_name, j.{obj}, j.slot_start_s"
+        )
+
+        def compared(m: str) -> str:
+            # Counters are apportioned doubles summed in another order: equal within 1e-9 (relative).
+            # A NULL on one side only is a difference (-1: counters are never negative).
+            q, r = f"coalesce(CAST(q.{m} AS DOUBLE), -1)", f"coalesce(CAST(r.member_{m} AS DOUBLE), -1)"
+            return (
+                f"{q} AS {m}, CASE WHEN abs({q} - {r}) <= 1e-9 * greatest(1, abs({r})) THEN {q} ELSE {r} END "
+                f"AS member_{m}"
+            )
+
         return (
-            f"SELECT coalesce(q.qsg_name, m.qsg_name) AS qsg_name, coalesce(q.{obj}, m.{obj}) AS {obj}, "
-            "coalesce(q.interval_start_at, m.interval_start_at) AS interval_start_at, "
-            "coalesce(q.interval_end_at, m.interval_end_at) AS interval_end_at, "
-            "q.interval_end_at IS NOT NULL AS in_rollup, m.member_rows IS NOT NULL AS in_members, m.member_rows, "
-            + ", ".join(f"q.{m}, m.member_{m}" for m, _ in measures)
-            + f" FROM {tables[spec['rollup']]} AS q FULL OUTER JOIN ({members}) AS m "
-            f"ON q.qsg_name <=> m.qsg_name AND q.{obj} = m.{obj} AND q.interval_end_at = m.interval_end_at"
+            f"WITH members AS ({members}), slots AS ({slots}), joined AS ({joined}), recomputed AS ({recomputed}) "
+            f"SELECT coalesce(q.qsg_name, r.qsg_name) AS qsg_name, coalesce(q.{obj}, r.{obj}) AS {obj}, "
+            "coalesce(q.interval_start_at, timestamp_seconds(r.slot_start_s)) AS interval_start_at, "
+            "coalesce(q.interval_end_at, timestamp_seconds(r.slot_start_s + r.g)) AS interval_end_at, "
+            "q.interval_start_at IS NOT NULL AS in_rollup, r.member_rows IS NOT NULL AS in_members, r.member_rows, "
+            + ", ".join(compared(m) for m, _ in measures)
+            + f" FROM {rollup} AS q FULL OUTER JOIN recomputed AS r "
+            f"ON q.qsg_name <=> r.qsg_name AND q.{obj} = r.{obj} AND unix_seconds(q.interval_start_at) = r.slot_start_s"
         )
 
     return build
@@ -1097,19 +1140,20 @@ def _marts_checks() -> list[Check]:
                 name,
                 InSet("dq_in_rollup_and_members", (True,)),
                 source=SEED_QSG,
-                description=f"Every {spec['rollup']} row has {spec['members']} rows of the same {what} and aligned "
-                f"interval, and every such group of {spec['members']} rows has its {spec['rollup']} row.",
+                description=f"Every {spec['rollup']} row has {spec['members']} rows of the same {what} overlapping "
+                f"its grid slot, and every slot such rows overlap has its {spec['rollup']} row.",
             )
         )
-        for measure, agg in spec["measures"]:
+        for measure, agg in rollup_measures(spec):
             checks.append(
                 Check(
                     f"{name}_{measure}",
                     name,
                     EqualColumns(measure, f"member_{measure}"),
                     source=SEED_QSG,
-                    description=f"{spec['rollup']}.{measure} = {agg} of {spec['members']} over the QSG's queue "
-                    f"managers for the same {what} and aligned interval.",
+                    description=f"{spec['rollup']}.{measure} = {agg} over the {spec['members']} intervals of the "
+                    f"QSG's queue managers range-joined to the same {what}'s grid slot (share = overlap seconds / "
+                    "interval seconds).",
                 )
             )
     return checks
