@@ -142,8 +142,11 @@
 {#- One candidate firing of a rule on the current row, as a struct for
     `lateral view explode(array(mp16_firing(...), ...))`: the advisory models compute every rule
     from one pass over their statistics and keep the structs whose severity is not NULL. All
-    arguments are SQL expressions; `window` is the evaluation window's name. -#}
-{% macro mp16_firing(rule_id, severity, threshold_level, observed, threshold, observation, window="'interval'") -%}
+    arguments are SQL expressions; `window` is the evaluation window's name; `comparison` is the
+    comparison the firing applied where it is not the rule's (a proxy metric), else NULL. -#}
+{% macro mp16_firing(
+    rule_id, severity, threshold_level, observed, threshold, observation, window="'interval'", comparison='null'
+) -%}
     named_struct(
         'rule_id', '{{ rule_id }}',
         'severity', cast({{ severity }} as string),
@@ -151,6 +154,7 @@
         'evaluation_window', cast({{ window }} as string),
         'observed_value', cast({{ observed }} as double),
         'threshold_value', cast({{ threshold }} as double),
-        'observation', cast({{ observation }} as string)
+        'observation', cast({{ observation }} as string),
+        'applied_comparison', cast({{ comparison }} as string)
     )
 {%- endmacro %}

@@ -1,6 +1,6 @@
--- Every advisory cites its MP16 source (section and line of ../shared/seeds/003) and says where the
--- threshold it crossed comes from, and that label is the seed's for that level (MP16 vs engineering
--- judgement). Rows returned are violations.
+-- Every advisory cites its MP16 source by section of the MP16 report ("title" (ch. N, p. P); never a
+-- line of a local copy, l.N) and says where the threshold it crossed comes from, and that label is
+-- the seed's for that level (MP16 vs engineering judgement). Rows returned are violations.
 
 with
 
@@ -25,7 +25,8 @@ inner join rules on advisories.rule_id = rules.rule_id
 where
     advisories.mp16_reference is null
     or not (advisories.mp16_reference like 'MP16 "%' or advisories.mp16_reference like 'not MP16%')
-    or advisories.mp16_reference not rlike 'l\\.[0-9]+'
+    or advisories.mp16_reference not rlike '"[^"]+" \\(ch\\. [0-9]+, p\\. [0-9]+\\)'
+    or advisories.message rlike '\\bl\\.[0-9]'
     or advisories.threshold_source is null
     or advisories.threshold_source != case advisories.threshold_level
         when 'info' then rules.info_threshold_source

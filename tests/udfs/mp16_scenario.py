@@ -103,8 +103,8 @@ def _expanded(cols, i, qi):
     cols["QIS1EXPF"][i] = qi.k == 3
 
 
-def _slow_reads(cols, i, qi):
-    cols["QIS1GETN"][i], cols["QIS1GETP"][i], cols["QIS1GETT"][i] = 50, 50, 50 * 900  # 900 us per read
+def _slow_reads(cols, i, qi, reads=500):
+    cols["QIS1GETN"][i], cols["QIS1GETP"][i], cols["QIS1GETT"][i] = reads, reads, reads * 900  # 900 us per read
 
 
 def _disk_gets(cols, i, qi):
@@ -198,6 +198,97 @@ def mutations(q08_queue: str) -> list[Mutation]:
     ]
 
 
+# ----------------------------------------------------------------------------------------------
+# Regressions of issue 17's defects, planted next to the pathologies: each is a Mutation whose rule
+# must stay silent on its object (SILENT) or must now fire there (FIRES). Every one of them gave
+# the opposite result before its fix.
+# ----------------------------------------------------------------------------------------------
+LOGLOAD_RECORDS = 600_000  # log records an interval at MP16's recommended LOGLOAD (4 M): a checkpoint every ~7
+
+
+def _loglload_600k(cols, i, qi):
+    """LOG03: 600,000 log records every interval, a checkpoint in the first and the last interval
+    only: 4.2 million records per checkpoint, inside MP16's 4-16 million."""
+    cols["QJSTWRW"][i], cols["QJSTWRNW"][i], cols["QJSTWRF"][i] = 240_000, 350_000, 10_000
+    cols["QJSTLLCP"][i] = 1 if qi.k in (0, CONFIG["intervals"] - 1) else 0
+
+
+def _no_persistent_puts(cols, i, qi):
+    cols["QMSTSPP"][i], cols["QMSTPBP"][i] = 0, 0
+
+
+def _log_at_120_mb_per_s(cols, i, qi):
+    # 120 MB/s: over half of even the 1 MB reference rate (215 MB/s), which LOG02 used to fall back to.
+    cols["QJSTBFFL"][i] = 120 * 256 * 1800
+
+
+def _idle_disk_gets(cols, i, qi):
+    cols["QISTGETB"][i], cols["QISTGETD"][i] = 100, 20  # 17 % from disk, but 120 gets in all
+
+
+def _restart_disk_gets(cols, i, qi):
+    cols["QISTGETD"][i] = max(50, int(cols["QISTGETB"][i] * 0.05))
+
+
+def _few_slow_copy2_writes(cols, i, qi):
+    for copy in (0, 1):
+        cols[f"QJSTIO_{copy}_1_QJSTIOCOUNT"][i] = 10
+    cols["QJSTIO_0_1_QJSTIOTOTIO"][i] = 10 * 800
+    cols["QJSTIO_1_1_QJSTIOTOTIO"][i] = 10 * 1600
+
+
+def _few_slow_single_ci_writes(cols, i, qi):
+    cols["QJSTIO_0_0_QJSTIOCOUNT"][i] = 20
+    cols["QJSTIO_0_0_QJSTIOTOTIO"][i] = 20 * 1500
+
+
+def _expanded_flag_only(cols, i, qi):
+    cols["QIS1EXPF"][i] = True  # QIS1EXPN unchanged, and there is no previous interval to compare with
+
+
+def _browse_after_idle(cols, i, qi):
+    """BP10: an interval without any get page, then 1,000 get pages with no new page or update."""
+    first = qi.k == 1
+    cols["QPSTGETP"][i] = 0 if first else 1000
+    cols["QPSTGETN"][i] = cols["QPSTSTW"][i] = 0
+    cols["QPSTRIO"][i] = 0 if first else 10
+
+
+def _reads_no_writes(cols, i, qi):
+    cols["QPSTTPW"][i] = 0
+    cols["QPSTRIO"][i] = 100 if qi.k == 2 else 0
+
+
+def _busy_page_set(cols, i, qi):
+    cols["QIS1GETT"][i] = int(0.6 * CONFIG_SECONDS * 1_000_000)  # reads took 60 % of the interval
+
+
+CONFIG_SECONDS = 1800
+SILENT = [
+    Mutation("LOG03", "QM01", "log", "QM01", 0, "QJST", _loglload_600k, through_end=True),
+    Mutation("LOG02", "QM03", "log", "QM03", 7, "QMST", _no_persistent_puts),
+    Mutation("LOG02", "QM03", "log", "QM03", 7, "QJST", _log_at_120_mb_per_s),
+    Mutation("LOG14", "QM03", "log", "QM03", 7, "QJST", lambda cols, i, qi: None),
+    Mutation("LOG06", "QM04", "log", "QM04", 0, "QJST", _setter(QJSTRARH=3)),
+    Mutation("DM01", "QM02", "data_manager", "QM02", 0, "QIST", _restart_disk_gets),
+    Mutation("DM01", "QM03", "data_manager", "QM03", 2, "QIST", _idle_disk_gets),
+    Mutation("BP06", "QM03", "buffer_pool", "0", 0, "QPST", _setter(QPSTRIO=50)),
+    Mutation("BP06", "QM03", "buffer_pool", "0", 1, "QPST", _setter(QPSTRIO=50)),
+    Mutation("BP07", "QM02", "buffer_pool", "0", 0, "QPST", _setter(QPSTSTL=500)),
+    Mutation("PS04", "QM01", "page_set", "4", 2, "QIS1", lambda cols, i, qi: _slow_reads(cols, i, qi, reads=5)),
+    Mutation("LOG07", "QM04", "log", "QM04", 2, "QJST", _few_slow_copy2_writes),
+    Mutation("LOG08", "QM02", "log", "QM02", 7, "QJST", _few_slow_single_ci_writes),
+]
+FIRES = [
+    Mutation("PS02", "QM04", "page_set", "5", 0, "QIS1", _expanded_flag_only),
+    Mutation("BP10", "QM04", "buffer_pool", "3", 1, "QPST", _browse_after_idle),
+    Mutation("BP10", "QM04", "buffer_pool", "3", 2, "QPST", _browse_after_idle),
+    Mutation("BP08", "QM02", "page_set", "3", 1, "QIS1", _busy_page_set),
+]
+# BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2
+# (planted above) and QM02's pool 2, which reads pages back and writes none.
+BP09_NO_WRITES = Mutation("BP09", "QM02", "buffer_pool", "2", 0, "QPST", _reads_no_writes, through_end=True)
+
 # BP11 (a pool never more than half used over a week) is judged on a one-day window in the
 # threshold-override test: in the first interval every other pool peaks at 60 % used.
 BP11_POOL = ("QM03", "2")
@@ -241,6 +332,9 @@ def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
         last = config.intervals if m.through_end else m.interval + 1
         first = m.interval - 1 if m.rule_id == "BP10" else m.interval
         _register(scenario, m.qmgr, m.structure, m.object_name, range(first, last), m.change)
+    for m in [*SILENT, *FIRES, BP09_NO_WRITES]:
+        last = config.intervals if m.through_end else m.interval + 1
+        _register(scenario, m.qmgr, m.structure, m.object_name, range(m.interval, last), m.change)
     for qm in scenario.topology.qmgrs:
         scenario.planned.mutations.setdefault((0, qm.index), []).append(
             lambda qi, sc=scenario: _busy_pools(sc, qi.structures["QPST"], None, qi)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mqsmf.generate import SUPPORTED_RULES, ScenarioConfig, Target, generate_scenario, plan_scenario, write_scenario
-from mqsmf.generate.rules import LOG_REF_SLOWEST, ORACLE_COLUMNS, evaluate, roles_of
+from mqsmf.generate.rules import LOG_REF_SLOWEST, ORACLE_COLUMNS, evaluate, log_truth_of, roles_of
 
 from .test_generate import decode, interval_no, num
 
@@ -24,7 +24,11 @@ def firings_of_file(scenario, path) -> list[dict]:
     assert not report.quarantine
     cfg = scenario.config
     return evaluate(
-        {k: tables[k] for k in ORACLE_COLUMNS}, roles_of(scenario.topology), cfg.start_us, cfg.interval_seconds
+        {k: tables[k] for k in ORACLE_COLUMNS},
+        roles_of(scenario.topology),
+        cfg.start_us,
+        cfg.interval_seconds,
+        log_truth=log_truth_of(scenario),
     )
 
 

@@ -67,10 +67,11 @@ final as (
         threshold_source,
         threshold_basis,
         mp16_reference,
-        mp16_lines,
+        mp16_sections,
         meaning,
         recommended_action,
         priority,
+        evaluation_status,
         is_implemented,
         not_implemented_reason,
         {{ overridden_column }} as overridden_parameters

@@ -27,10 +27,13 @@ described as (
     select
         advisories.*,
         rules.component,
-        case advisories.threshold_level
-            when 'escalation' then rules.escalation_comparison
-            else rules.comparison
-        end as comparison,
+        coalesce(
+            advisories.applied_comparison,
+            case advisories.threshold_level
+                when 'escalation' then rules.escalation_comparison
+                else rules.comparison
+            end
+        ) as comparison,
         case advisories.threshold_level
             when 'info' then rules.info_threshold_source
             when 'warning' then rules.warning_threshold_source

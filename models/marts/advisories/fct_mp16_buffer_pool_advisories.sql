@@ -4,6 +4,13 @@
 -- mp16_thresholds) through mp16_threshold(); conventions per rule are in the seed's evaluation_notes.
 -- A pool's "previous interval" is its own previous row when that interval ends where this one
 -- starts (aligned); otherwise there was a gap or a restart.
+-- BP06 skips the pool's restart phase (macro mp16_restart_phase: the first intervals after a queue
+-- manager start while the pool keeps reading pages back, at most restart_window_minutes).
+-- BP07 needs a baseline: at least one earlier interval of the pool (the trend cannot be judged on
+-- the first). BP08 also judges the busiest page set of the pool (QIS1 read + deferred + immediate
+-- write I/O time over the interval). BP09 judges a trailing window (window_length hours) that holds
+-- a full processing cycle, so a day's writes and the overnight reads fall in the same window; it
+-- reports the first interval of each run of crossings.
 -- Grain: one row per rule x buffer pool x interval (BP09 and BP11: x evaluation window) that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -19,6 +26,34 @@ roles as (
     select * from {{ ref('dim_mp16_buffer_pool_role') }}
 ),
 
+segments as (
+    select * from {{ ref('int_smf__qmgr_segments') }}
+),
+
+-- BP08's QIS1 variant: the busiest page set of each pool, as the share of the interval its read,
+-- deferred write and immediate write I/O took.
+page_set_busy as (
+    select
+        qmgr_name,
+        buffer_pool_id,
+        {{ align_timestamp('interval_end_at') }} as aligned_interval_end_at,
+        cast(max(
+            {{ safe_divide(
+                'coalesce(read_io_time_us, 0) + coalesce(deferred_write_io_time_us, 0)'
+                ~ ' + coalesce(immediate_write_io_time_us, 0)',
+                'interval_seconds * 1000000'
+            ) }}
+        ) as double) as busiest_page_set_busy,
+        max_by(
+            page_set_id,
+            coalesce(read_io_time_us, 0)
+            + coalesce(deferred_write_io_time_us, 0)
+            + coalesce(immediate_write_io_time_us, 0)
+        ) as busiest_page_set_id
+    from {{ ref('stg_smf__qis1') }}
+    group by qmgr_name, buffer_pool_id, {{ align_timestamp('interval_end_at') }}
+),
+
 stats as (
     select
         pool_stats.qmgr_name,
@@ -31,7 +66,10 @@ stats as (
         pool_stats.buffers,
         pool_stats.stealable_buffers_low,
         pool_stats.lowest_free_pct,
+        pool_stats.end_free_pct,
         pool_stats.peak_used_pct,
+        page_set_busy.busiest_page_set_busy,
+        page_set_busy.busiest_page_set_id,
         cast(pool_stats.get_pages as double) as get_pages,
         cast(pool_stats.get_new_pages as double) as get_new_pages,
         cast(pool_stats.pages_read as double) as pages_read,
@@ -54,9 +92,22 @@ stats as (
         avg(cast(pool_stats.steals as double)) over (
             partition by pool_stats.qmgr_name, pool_stats.buffer_pool_id order by pool_stats.interval_start_at
             rows between {{ baseline_intervals }} preceding and 1 preceding
-        ) as steal_baseline
+        ) as steal_baseline,
+        coalesce({{ mp16_restart_phase(
+            'pool_stats.pages_read > 0', 'pool_stats.qmgr_name, pool_stats.buffer_pool_id',
+            'pool_stats.interval_start_at', 'segments.segment_started_at', mp16, 'BP06'
+        ) }}, false) as is_restart_phase
     from pool_stats
     left join roles on pool_stats.qmgr_name = roles.qmgr_name and pool_stats.buffer_pool_id = roles.buffer_pool_id
+    left join segments
+        on
+            pool_stats.qmgr_name = segments.qmgr_name
+            and pool_stats.aligned_interval_end_at = segments.aligned_interval_end_at
+    left join page_set_busy
+        on
+            pool_stats.qmgr_name = page_set_busy.qmgr_name
+            and pool_stats.buffer_pool_id = page_set_busy.buffer_pool_id
+            and pool_stats.aligned_interval_end_at = page_set_busy.aligned_interval_end_at
     window pool_history as (
         partition by pool_stats.qmgr_name, pool_stats.buffer_pool_id order by pool_stats.interval_start_at
     )
@@ -77,20 +128,27 @@ levels as (
         end as bp03_level,
         {{ mp16_severity(mp16, 'BP04', 'lowest_free_pct') }} as bp04_level,
         {{ mp16_severity(mp16, 'BP05', 'dwt_reached') }} as bp05_level,
-        case when follows_previous then {{ mp16_severity(mp16, 'BP06', 'pages_read') }} end as bp06_level,
+        case when not is_restart_phase then {{ mp16_severity(mp16, 'BP06', 'pages_read') }} end as bp06_level,
         case
-            when steals > {{ mp16_threshold(mp16, 'BP07', 'baseline_factor') }} * coalesce(steal_baseline, 0)
+            when steals > {{ mp16_threshold(mp16, 'BP07', 'baseline_factor') }} * steal_baseline
                 then {{ mp16_severity(mp16, 'BP07', 'steals') }}
         end as bp07_level,
-        {{ mp16_severity(mp16, 'BP08', 'page_set_ios_per_second') }} as bp08_level,
-        {{ safe_divide('get_pages', 'previous_get_pages') }} as get_page_growth,
+        {{ mp16_severity(mp16, 'BP08', 'page_set_ios_per_second') }} as bp08_rate_level,
+        case
+            when busiest_page_set_busy > {{ mp16_threshold(mp16, 'BP08', 'page_set_busy') }}
+                then {{ mp16_rule_text(mp16, 'BP08', 'base_severity') }}
+        end as bp08_busy_level,
+        -- Growth against the previous interval's get pages; a previous interval without any counts
+        -- as one page (every GETP then satisfies GETP >= factor x GETP_prev).
+        get_pages / greatest(previous_get_pages, 1) as get_page_growth,
         case
             when
                 follows_previous
+                and get_pages > 0
                 and get_new_pages <= previous_get_new_pages
                 and set_writes <= previous_set_writes
                 and pages_read > 0
-                then {{ mp16_severity(mp16, 'BP10', safe_divide('get_pages', 'previous_get_pages')) }}
+                then {{ mp16_severity(mp16, 'BP10', 'get_pages / greatest(previous_get_pages, 1)') }}
         end as bp10_level
     from stats
 ),
@@ -110,7 +168,8 @@ per_interval as (
         firing.evaluation_window,
         firing.observed_value,
         firing.threshold_value,
-        firing.observation
+        firing.observation,
+        firing.applied_comparison
     from levels
         lateral view explode(array(
             {{ mp16_firing(
@@ -135,12 +194,16 @@ per_interval as (
                 "format_string('QPSTSTLA %d contentions on QPSTSTL %d steals (ratio %.2f)',"
                 ~ " cast(steal_contentions as bigint), cast(steals as bigint), coalesce(steal_contention_ratio, 0))"
             ) }},
-            -- MP16 lets the "everything else" pool cross 15 % (l.977): info there instead of warning.
+            -- MP16 lets the "everything else" pool cross 15 % ("Buffer pool usage", ch. 1): info there instead.
             {{ mp16_firing(
                 'BP04', "case when bp04_level = 'warning' and pool_role = 'OTHER' then 'info' else bp04_level end",
                 'bp04_level', 'lowest_free_pct', mp16_severity_threshold(mp16, 'BP04', 'bp04_level'),
-                "format_string('lowest free %.1f %% (QPSTCBSL %d of QPSTNBUF %d), %s pool', lowest_free_pct,"
-                ~ " cast(stealable_buffers_low as bigint), cast(buffers as bigint), pool_role)"
+                "format_string('lowest free %.1f %% (QPSTCBSL %d of QPSTNBUF %d), %s pool; %s', lowest_free_pct,"
+                ~ " cast(stealable_buffers_low as bigint), cast(buffers as bigint), pool_role,"
+                ~ " case when " ~ mp16_crosses(mp16, 'BP04', 'warning', 'end_free_pct')
+                ~ " then format_string('still %.1f %% free at the end of the interval (QPSTCBS): the pressure carries"
+                ~ " into the next interval', end_free_pct) else format_string('%.1f %% free again at the end of the"
+                ~ " interval (QPSTCBS)', end_free_pct) end)"
             ) }},
             {{ mp16_firing(
                 'BP05', mp16_short_lived_severity('pool_role', 'bp05_level'), 'bp05_level', 'dwt_reached',
@@ -160,10 +223,18 @@ per_interval as (
                 ~ " cast(steals as bigint), coalesce(steal_baseline, 0), pool_role)"
             ) }},
             {{ mp16_firing(
-                'BP08', 'bp08_level', 'bp08_level', 'page_set_ios_per_second',
-                mp16_severity_threshold(mp16, 'BP08', 'bp08_level'),
+                'BP08', 'bp08_rate_level', 'bp08_rate_level', 'page_set_ios_per_second',
+                mp16_severity_threshold(mp16, 'BP08', 'bp08_rate_level'),
                 "format_string('%.1f page set I/Os per second (QPSTRIO %d + QPSTWIO %d)', page_set_ios_per_second,"
                 ~ " cast(pages_read as bigint), cast(write_ios as bigint))"
+            ) }},
+            -- BP08's page set busy variant, where the I/O rate alone does not fire it.
+            {{ mp16_firing(
+                'BP08', 'case when bp08_rate_level is null then bp08_busy_level end', 'bp08_busy_level',
+                'busiest_page_set_busy', mp16_threshold(mp16, 'BP08', 'page_set_busy'),
+                "format_string('page set %d busy %.0f %% of the interval with I/O (QIS1GETT + QIS1DWPT + QIS1IMWT)',"
+                ~ " busiest_page_set_id, 100 * busiest_page_set_busy)",
+                comparison="'>'"
             ) }},
             {{ mp16_firing(
                 'BP10', 'bp10_level', 'bp10_level', 'get_page_growth', mp16_severity_threshold(mp16, 'BP10', 'bp10_level'),
@@ -175,51 +246,68 @@ per_interval as (
         )) firings as firing
 ),
 
--- BP09: pages re-read per page written over the processing cycle (UTC days of window_length days).
-{%- set cycle_days = [mp16_threshold(mp16, 'BP09', 'window') | float | int, 1] | max %}
-cycle_stats as (
+-- BP09: pages read per page written over a trailing window of window_length hours (a processing
+-- cycle: a day's puts and the overnight gets fall in one window, wherever the day boundary is).
+-- Judged only where the pool has statistics covering the whole window; a window with reads and no
+-- page written counts its writes as one page. Reported once per run of crossing windows, at the
+-- first interval of the window where the run starts.
+{%- set cycle_hours = [mp16_threshold(mp16, 'BP09', 'window') | float, 0.01] | max %}
+{%- set cycle_seconds = (cycle_hours * 3600) | int %}
+cycle_windows as (
     select
         *,
-        date_from_unix_date(cast(floor(unix_date(interval_date) / {{ cycle_days }}) * {{ cycle_days }} as int))
-            as cycle_date
+        sum(pages_read) over trailing_cycle as window_pages_read,
+        sum(pages_written) over trailing_cycle as window_pages_written,
+        min(interval_start_at) over trailing_cycle as window_start_at,
+        min(interval_start_at) over (partition by qmgr_name, buffer_pool_id) as first_statistics_at
     from stats
+    window trailing_cycle as (
+        partition by qmgr_name, buffer_pool_id order by unix_seconds(interval_end_at)
+        range between {{ cycle_seconds - 1 }} preceding and current row
+    )
 ),
 
-cycles as (
+cycle_levels as (
     select
-        qmgr_name,
-        buffer_pool_id,
-        cycle_date,
-        max(qsg_name) as qsg_name,
-        max_by(pool_role, interval_start_at) as pool_role,
-        min(interval_start_at) as interval_start_at,
-        max(interval_end_at) as interval_end_at,
-        sum(pages_read) as pages_read,
-        sum(pages_written) as pages_written
-    from cycle_stats
-    group by qmgr_name, buffer_pool_id, cycle_date
+        *,
+        case
+            when
+                pool_role = 'LONG'
+                and unix_seconds(interval_end_at) - unix_seconds(first_statistics_at) >= {{ cycle_seconds }}
+                then {{ mp16_severity(mp16, 'BP09', 'window_pages_read / greatest(window_pages_written, 1)') }}
+        end as bp09_level
+    from cycle_windows
+),
+
+cycle_runs as (
+    select
+        *,
+        lag(bp09_level) over (partition by qmgr_name, buffer_pool_id order by interval_start_at) as previous_bp09_level
+    from cycle_levels
 ),
 
 bp09 as (
     select
         'BP09' as rule_id,
-        {{ mp16_severity(mp16, 'BP09', safe_divide('pages_read', 'pages_written')) }} as severity,
-        {{ mp16_severity(mp16, 'BP09', safe_divide('pages_read', 'pages_written')) }} as threshold_level,
+        bp09_level as severity,
+        bp09_level as threshold_level,
         qmgr_name,
         qsg_name,
         'buffer_pool' as object_type,
         cast(buffer_pool_id as string) as object_name,
-        interval_start_at,
+        window_start_at as interval_start_at,
         interval_end_at,
-        '{{ cycle_days }}-day window' as evaluation_window,
-        {{ safe_divide('pages_read', 'pages_written') }} as observed_value,
+        '{{ '%g' % cycle_hours }}-hour window' as evaluation_window,
+        window_pages_read / greatest(window_pages_written, 1) as observed_value,
         cast({{ mp16_threshold(mp16, 'BP09', 'warning') }} as double) as threshold_value,
         format_string(
-            '%d pages read for %d pages written over the cycle, LONG pool',
-            cast(pages_read as bigint), cast(pages_written as bigint)
-        ) as observation
-    from cycles
-    where pool_role = 'LONG'
+            '%d pages read for %d pages written in the %.0f hours ending %s, LONG pool',
+            cast(window_pages_read as bigint), cast(window_pages_written as bigint), cast({{ cycle_hours }} as double),
+            cast(interval_end_at as string)
+        ) as observation,
+        cast(null as string) as applied_comparison
+    from cycle_runs
+    where bp09_level is not null and previous_bp09_level is null
 ),
 
 -- BP11: the pool's highest use over the trailing window_length UTC days, judged once every day
@@ -266,7 +354,8 @@ bp11 as (
         window_peak_used_pct as observed_value,
         cast({{ mp16_threshold(mp16, 'BP11', 'info') }} as double) as threshold_value,
         format_string('at most %.1f %% of the buffers used over %d days', window_peak_used_pct, days_with_statistics)
-            as observation
+            as observation,
+        cast(null as string) as applied_comparison
     from window_peaks
     where days_with_statistics >= {{ window_days }}
 ),

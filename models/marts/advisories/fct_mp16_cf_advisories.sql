@@ -2,6 +2,9 @@
 -- MP16 coupling facility rules CF01-CF05 (docs/mp16-rules.md 1.4) on each queue manager's use of
 -- each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
+-- CF04 needs min_volume MQGETs on the structure's shared queues. CF05 judges the single-entry
+-- average service time against the absolute limit and its baseline, and the multi-entry average
+-- (longer by nature: more data per request) against its own baseline; each with min_volume requests.
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
@@ -35,6 +38,12 @@ stats as (
         cast(cf_stats.requests as double) as requests,
         cast(cf_stats.redrives as double) as redrives,
         cast(cf_stats.single_entry_requests as double) as single_entry_requests,
+        cast(cf_stats.multi_entry_requests as double) as multi_entry_requests,
+        cf_stats.multi_entry_avg_service_time_us,
+        avg(cf_stats.multi_entry_avg_service_time_us) over (
+            partition by cf_stats.qmgr_name, cf_stats.structure_name order by cf_stats.interval_start_at
+            rows between {{ baseline_intervals }} preceding and 1 preceding
+        ) as multi_entry_baseline_us,
         cf_stats.redrive_pct,
         cf_stats.single_entry_avg_service_time_us,
         cast(shared_queue_gets.gets as double) as shared_queue_gets,
@@ -65,7 +74,10 @@ levels as (
             when requests >= {{ mp16_threshold(mp16, 'CF03', 'min_volume') }}
                 then {{ mp16_severity(mp16, 'CF03', 'redrive_pct') }}
         end as cf03_level,
-        {{ mp16_severity(mp16, 'CF04', 'redrives_per_get') }} as cf04_level,
+        case
+            when shared_queue_gets >= {{ mp16_threshold(mp16, 'CF04', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'CF04', 'redrives_per_get') }}
+        end as cf04_level,
         case
             when single_entry_requests >= {{ mp16_threshold(mp16, 'CF05', 'min_volume') }}
                 then coalesce(
@@ -77,8 +89,22 @@ levels as (
                             then {{ mp16_rule_text(mp16, 'CF05', 'base_severity') }}
                     end
                 )
-        end as cf05_level
+        end as cf05_single_level,
+        case
+            when
+                multi_entry_requests >= {{ mp16_threshold(mp16, 'CF05', 'min_volume') }}
+                and multi_entry_avg_service_time_us
+                > {{ mp16_threshold(mp16, 'CF05', 'baseline_factor') }} * multi_entry_baseline_us
+                then {{ mp16_rule_text(mp16, 'CF05', 'base_severity') }}
+        end as cf05_multi_level
     from stats
+),
+
+cf05_levels as (
+    select
+        *,
+        coalesce(cf05_single_level, cf05_multi_level) as cf05_level
+    from levels
 ),
 
 final as (
@@ -95,8 +121,9 @@ final as (
         firing.evaluation_window,
         firing.observed_value,
         firing.threshold_value,
-        firing.observation
-    from levels
+        firing.observation,
+        firing.applied_comparison
+    from cf05_levels as levels
         lateral view explode(array(
             {{ mp16_firing(
                 'CF01', 'cf01_level', 'cf01_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF01', 'cf01_level'),
@@ -118,12 +145,19 @@ final as (
                 ~ " cast(redrives as bigint), cast(shared_queue_gets as bigint))"
             ) }},
             {{ mp16_firing(
-                'CF05', 'cf05_level', 'cf05_level', 'single_entry_avg_service_time_us',
-                "case when " ~ mp16_crosses(mp16, 'CF05', 'warning', 'single_entry_avg_service_time_us')
+                'CF05', 'cf05_level', 'cf05_level',
+                'case when cf05_single_level is not null then single_entry_avg_service_time_us'
+                ~ ' else multi_entry_avg_service_time_us end',
+                "case when cf05_single_level is null then "
+                ~ mp16_threshold(mp16, 'CF05', 'baseline_factor') ~ " * multi_entry_baseline_us when "
+                ~ mp16_crosses(mp16, 'CF05', 'warning', 'single_entry_avg_service_time_us')
                 ~ " then " ~ mp16_threshold(mp16, 'CF05', 'warning') ~ " else "
                 ~ mp16_threshold(mp16, 'CF05', 'baseline_factor') ~ " * service_time_baseline_us end",
-                "format_string('%.1f us per single-entry CF request (baseline %.1f us) over %d requests',"
-                ~ " single_entry_avg_service_time_us, service_time_baseline_us, cast(single_entry_requests as bigint))"
+                "case when cf05_single_level is not null then format_string('%.1f us per single-entry CF request"
+                ~ " (baseline %.1f us) over %d requests', single_entry_avg_service_time_us, service_time_baseline_us,"
+                ~ " cast(single_entry_requests as bigint)) else format_string('%.1f us per multi-entry CF request"
+                ~ " (baseline %.1f us) over %d requests', multi_entry_avg_service_time_us, multi_entry_baseline_us,"
+                ~ " cast(multi_entry_requests as bigint)) end"
             ) }}
         )) firings as firing
 )

@@ -3,10 +3,21 @@
 -- LOG06-LOG09, LOG11 and LOG14, on fct_log_stats with the message manager's persistent put sizes
 -- (LOG02) and the site configuration (dim_mp16_queue_manager_config: DASD reference rates, active
 -- log size, archive copies). A queue manager's "previous interval" is its own previous row when
--- that interval ends where this one starts (aligned).
+-- that interval ends where this one starts (aligned); a queue manager's statistics "segment" is a run
+-- of such contiguous intervals (a new one starts after a gap: a restart or missing data).
+-- LOG03 counts what the LOGLOAD counter counts: log records (QJSTWRW + QJSTWRNW + QJSTWRF) since the
+-- previous checkpoint (MP16 "Restart": the count is reset to zero after a checkpoint), i.e. the
+-- records of the intervals after the segment's previous interval with checkpoints through this one,
+-- over this interval's checkpoints. Without an earlier checkpoint in the segment only an interval
+-- with two or more checkpoints is judged: its records over (checkpoints - 1) bound the complete
+-- cycles inside it from above. Otherwise LOG03 is not evaluable (no firing).
+-- LOG02 (and LOG14, which reuses its utilisation) needs the average persistent put size of the
+-- interval (QMSTPBP / QMSTSPP): without persistent puts, a release without those fields or no QMST
+-- row, the reference column cannot be chosen and the rule is not evaluated.
+-- LOG06 skips the intervals of a queue manager's restart phase (mp16_restart_phase), LOG07 and
+-- LOG08 need min_volume log write I/Os of the kind they average.
 -- Grain: one row per rule x queue manager log x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
-{%- set log03_window_seconds = [(mp16_threshold(mp16, 'LOG03', 'window') | float * 60) | int, 1] | max %}
 
 with
 
@@ -22,6 +33,21 @@ site_config as (
     select * from {{ ref('dim_mp16_queue_manager_config') }}
 ),
 
+segments as (
+    select * from {{ ref('int_smf__qmgr_segments') }}
+),
+
+-- LOG07 / LOG08 volumes: the I/O counts behind the averages, which only staging carries.
+log_io_counts as (
+    select
+        qjst_key,
+        cast(copy1_single_ci_io_count as double) as copy1_single_ci_ios,
+        cast(copy2_single_ci_io_count as double) as copy2_single_ci_ios,
+        cast(copy1_multi_ci_io_count as double) as copy1_multi_ci_ios,
+        cast(copy2_multi_ci_io_count as double) as copy2_multi_ci_ios
+    from {{ ref('stg_smf__qjst') }}
+),
+
 stats as (
     select
         log_stats.qmgr_name,
@@ -35,12 +61,17 @@ stats as (
         log_stats.log_write_mb_per_sec,
         cast(log_stats.log_write_requests as double) as log_write_requests,
         cast(log_stats.checkpoints as double) as checkpoints,
+        cast(log_stats.checkpoints > 0 as int) as has_checkpoints,
         cast(log_stats.archive_write_allocations as double) as archive_write_allocations,
         cast(log_stats.reads_from_archive_log as double) as reads_from_archive_log,
         log_stats.copy1_single_ci_avg_io_us,
         log_stats.copy2_single_ci_avg_io_us,
         log_stats.copy1_multi_ci_avg_io_us,
         log_stats.copy2_multi_ci_avg_io_us,
+        log_io_counts.copy1_single_ci_ios,
+        log_io_counts.copy2_single_ci_ios,
+        log_io_counts.copy1_multi_ci_ios,
+        log_io_counts.copy2_multi_ci_ios,
         log_stats.serial_write_share,
         cast(log_stats.serial_writes as double) as serial_writes,
         cast(log_stats.log_write_ios as double) as log_write_ios,
@@ -55,24 +86,51 @@ stats as (
         coalesce(
             lag(log_stats.aligned_interval_end_at) over log_history = log_stats.aligned_interval_start_at, false
         ) as follows_previous,
-        coalesce(lag(log_stats.buffer_waits > 0) over log_history, false) as previous_has_buffer_waits
+        coalesce(lag(log_stats.buffer_waits > 0) over log_history, false) as previous_has_buffer_waits,
+        coalesce({{ mp16_restart_phase(
+            'log_stats.reads_from_archive_log > 0', 'log_stats.qmgr_name', 'log_stats.interval_start_at',
+            'segments.segment_started_at', mp16, 'LOG06'
+        ) }}, false) as is_restart_phase
     from log_stats
     left join message_manager
         on
             log_stats.qmgr_name = message_manager.qmgr_name
             and log_stats.aligned_interval_end_at = message_manager.aligned_interval_end_at
     left join site_config on log_stats.qmgr_name = site_config.qmgr_name
+    left join segments
+        on
+            log_stats.qmgr_name = segments.qmgr_name
+            and log_stats.aligned_interval_end_at = segments.aligned_interval_end_at
+    left join log_io_counts on log_stats.log_stats_key = log_io_counts.qjst_key
     window log_history as (partition by log_stats.qmgr_name order by log_stats.interval_start_at)
 ),
 
 -- LOG01 escalation: length of the run of contiguous intervals with buffer waits ending here.
+-- LOG03: the segment (run of contiguous intervals) and how many of its earlier intervals had
+-- checkpoints: the rows of one checkpoint cycle share (segment_id, earlier_checkpoint_intervals).
 wait_runs as (
     select
         *,
         sum(case when has_buffer_waits and previous_has_buffer_waits and follows_previous then 0 else 1 end)
             over (partition by qmgr_name order by interval_start_at rows between unbounded preceding and current row)
-            as wait_run_id
+            as wait_run_id,
+        sum(case when follows_previous then 0 else 1 end)
+            over (partition by qmgr_name order by interval_start_at rows between unbounded preceding and current row)
+            as segment_id
     from stats
+),
+
+checkpoint_cycles as (
+    select
+        *,
+        coalesce(
+            sum(has_checkpoints) over (
+                partition by qmgr_name, segment_id order by interval_start_at
+                rows between unbounded preceding and 1 preceding
+            ),
+            0
+        ) as earlier_checkpoint_intervals
+    from wait_runs
 ),
 
 derived as (
@@ -89,14 +147,12 @@ derived as (
             when abs(avg_persistent_put_bytes - 5120) <= abs(avg_persistent_put_bytes - 1048576) then 5120
             else 1048576
         end as reference_message_bytes,
-        -- LOG03: log records and checkpoints of the intervals ending within the window.
-        sum(log_write_requests) over log03_window as window_log_write_requests,
-        sum(checkpoints) over log03_window as window_checkpoints
-    from wait_runs
-    window log03_window as (
-        partition by qmgr_name order by unix_seconds(interval_end_at)
-        range between {{ log03_window_seconds - 1 }} preceding and current row
-    )
+        -- LOG03: log records since the previous checkpoint (the intervals of this checkpoint cycle).
+        sum(log_write_requests) over (
+            partition by qmgr_name, segment_id, earlier_checkpoint_intervals order by interval_start_at
+            rows between unbounded preceding and current row
+        ) as log_write_requests_since_checkpoint
+    from checkpoint_cycles
 ),
 
 measures as (
@@ -105,22 +161,39 @@ measures as (
         {{ safe_divide(
             'log_write_mb_per_sec',
             'case reference_message_bytes when 1024 then log_reference_mb_per_sec_1kb'
-            ~ ' when 5120 then log_reference_mb_per_sec_5kb else log_reference_mb_per_sec_1mb end'
+            ~ ' when 5120 then log_reference_mb_per_sec_5kb when 1048576 then log_reference_mb_per_sec_1mb end'
         ) }} as log_utilisation,
         case reference_message_bytes
             when 1024 then log_reference_mb_per_sec_1kb
             when 5120 then log_reference_mb_per_sec_5kb
-            else log_reference_mb_per_sec_1mb
+            when 1048576 then log_reference_mb_per_sec_1mb
         end as reference_mb_per_sec,
-        case when checkpoints > 0 then {{ safe_divide('window_log_write_requests', 'window_checkpoints') }} end
-            as log_records_per_checkpoint,
+        case
+            when checkpoints > 0 and earlier_checkpoint_intervals > 0
+                then log_write_requests_since_checkpoint / checkpoints
+            when checkpoints >= 2 then log_write_requests / (checkpoints - 1)
+        end as log_records_per_checkpoint,
+        case
+            when checkpoints > 0 and earlier_checkpoint_intervals > 0 then 'since the previous checkpoint'
+            when checkpoints >= 2 then 'complete checkpoint cycles in the interval'
+        end as log03_basis,
         {{ safe_divide('active_log_mb', 'log_write_mb_per_sec * 60') }} as log_fill_minutes,
         3600 * {{ safe_divide('archive_write_allocations', 'archive_copies * interval_seconds') }} as offloads_per_hour,
         greatest(
             {{ safe_divide('copy2_multi_ci_avg_io_us', 'copy1_multi_ci_avg_io_us') }},
             {{ safe_divide('copy1_multi_ci_avg_io_us', 'copy2_multi_ci_avg_io_us') }}
         ) as copy_io_ratio,
-        greatest(copy1_single_ci_avg_io_us, coalesce(copy2_single_ci_avg_io_us, 0)) as single_ci_avg_io_us
+        -- LOG08: the slowest copy's single-CI average, among the copies with min_volume such writes.
+        greatest(
+            case
+                when copy1_single_ci_ios >= {{ mp16_threshold(mp16, 'LOG08', 'min_volume') }}
+                    then copy1_single_ci_avg_io_us
+            end,
+            case
+                when copy2_single_ci_ios >= {{ mp16_threshold(mp16, 'LOG08', 'min_volume') }}
+                    then copy2_single_ci_avg_io_us
+            end
+        ) as single_ci_avg_io_us
     from derived
 ),
 
@@ -140,9 +213,19 @@ levels as (
             when active_log_mb is not null then {{ mp16_severity(mp16, 'LOG04', 'log_fill_minutes') }}
             when offloads_per_hour > {{ mp16_threshold(mp16, 'LOG04', 'offloads_per_hour') }} then 'warning'
         end as log04_level,
-        {{ mp16_severity(mp16, 'LOG06', 'reads_from_archive_log') }} as log06_level,
-        {{ mp16_severity(mp16, 'LOG07', 'copy_io_ratio') }} as log07_level,
-        {{ mp16_severity(mp16, 'LOG08', 'single_ci_avg_io_us') }} as log08_level,
+        case when not is_restart_phase then {{ mp16_severity(mp16, 'LOG06', 'reads_from_archive_log') }} end
+            as log06_level,
+        case
+            when
+                least(copy1_multi_ci_ios, copy2_multi_ci_ios) >= {{ mp16_threshold(mp16, 'LOG07', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'LOG07', 'copy_io_ratio') }}
+        end as log07_level,
+        case
+            when
+                greatest(copy1_single_ci_ios, coalesce(copy2_single_ci_ios, 0))
+                >= {{ mp16_threshold(mp16, 'LOG08', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'LOG08', 'single_ci_avg_io_us') }}
+        end as log08_level,
         case when is_dual_logging then {{ mp16_severity(mp16, 'LOG09', 'serial_write_share') }} end as log09_level,
         case when is_dual_logging then {{ mp16_severity(mp16, 'LOG14', 'log_utilisation') }} end as log14_level
     from measures
@@ -162,7 +245,8 @@ per_queue_manager as (
         firing.evaluation_window,
         firing.observed_value,
         firing.threshold_value,
-        firing.observation
+        firing.observation,
+        firing.applied_comparison
     from levels
         lateral view explode(array(
             {{ mp16_firing(
@@ -186,10 +270,11 @@ per_queue_manager as (
             {{ mp16_firing(
                 'LOG03', 'log03_level', 'log03_level', 'log_records_per_checkpoint',
                 mp16_severity_threshold(mp16, 'LOG03', 'log03_level'),
-                "format_string('%.0f log records per checkpoint (%d records, %d checkpoints in the window)',"
-                ~ " log_records_per_checkpoint, cast(window_log_write_requests as bigint),"
-                ~ " cast(window_checkpoints as bigint))",
-                "'" ~ (log03_window_seconds // 60) ~ "-minute window'"
+                "format_string('%.0f log records per checkpoint (%s: %d records, %d checkpoint(s) in this interval)',"
+                ~ " log_records_per_checkpoint, log03_basis, cast(case log03_basis when 'since the previous checkpoint'"
+                ~ " then log_write_requests_since_checkpoint else log_write_requests end as bigint),"
+                ~ " cast(checkpoints as bigint))",
+                "case log03_basis when 'since the previous checkpoint' then 'checkpoint cycle' else 'interval' end"
             ) }},
             {{ mp16_firing(
                 'LOG04', 'log04_level', 'log04_level', 'coalesce(log_fill_minutes, offloads_per_hour)',
@@ -198,7 +283,8 @@ per_queue_manager as (
                 "case when active_log_mb is not null then format_string('an active log of %.0f MB fills in %.1f minutes"
                 ~ " at %.2f MB/s', active_log_mb, log_fill_minutes, log_write_mb_per_sec) else format_string('%.1f"
                 ~ " active log offloads per hour (QJSTALW %d over %d archive copies; active log size not configured)',"
-                ~ " offloads_per_hour, cast(archive_write_allocations as bigint), archive_copies) end"
+                ~ " offloads_per_hour, cast(archive_write_allocations as bigint), archive_copies) end",
+                comparison="case when active_log_mb is null then '>' end"
             ) }},
             {{ mp16_firing(
                 'LOG06', 'log06_level', 'log06_level', 'reads_from_archive_log',
@@ -263,7 +349,8 @@ log11 as (
         format_string(
             '%.2f MB/s of log against a mean of %.2f MB/s over the %d members of %s',
             max_mb_per_sec, mean_mb_per_sec, members, qsg_name
-        ) as observation
+        ) as observation,
+        cast(null as string) as applied_comparison
     from qsg_members
     where members >= 2
 ),

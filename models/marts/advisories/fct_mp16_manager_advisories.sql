@@ -25,10 +25,34 @@ log_bound as (
     where rule_id = 'LOG02'
 ),
 
+segments as (
+    select * from {{ ref('int_smf__qmgr_segments') }}
+),
+
+-- DM01 skips the queue manager's restart phase (macro mp16_restart_phase) and needs min_volume gets.
+data_manager_phases as (
+    select
+        data_manager.*,
+        coalesce({{ mp16_restart_phase(
+            'data_manager.gets_from_page_set > 0', 'data_manager.qmgr_name', 'data_manager.interval_start_at',
+            'segments.segment_started_at', mp16, 'DM01'
+        ) }}, false) as is_restart_phase
+    from data_manager
+    left join segments
+        on
+            data_manager.qmgr_name = segments.qmgr_name
+            and data_manager.aligned_interval_end_at = segments.aligned_interval_end_at
+),
+
 dm01 as (
     select
         'DM01' as rule_id,
-        {{ mp16_severity(mp16, 'DM01', 'disk_get_share') }} as severity,
+        case
+            when
+                not is_restart_phase
+                and gets_from_page_set + gets_from_buffer_pool >= {{ mp16_threshold(mp16, 'DM01', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'DM01', 'disk_get_share') }}
+        end as severity,
         'data_manager' as object_type,
         qmgr_name,
         qsg_name,
@@ -40,7 +64,7 @@ dm01 as (
             'QISTGETD %d of %d MQGETs read their message from the page set',
             cast(gets_from_page_set as bigint), cast(gets_from_page_set + gets_from_buffer_pool as bigint)
         ) as observation
-    from data_manager
+    from data_manager_phases
 ),
 
 message_stats as (
@@ -131,7 +155,8 @@ final as (
             'interval' as evaluation_window,
             cast(observed_value as double) as observed_value,
             cast(threshold_value as double) as threshold_value,
-            observation
+            observation,
+            cast(null as string) as applied_comparison
         from {{ rule }}
         {%- if not loop.last %}
             union all

@@ -4,6 +4,11 @@
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
 -- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
 -- on the same queue manager when that interval ends where this one starts (aligned).
+-- Q01 escalates to critical when the misplaced queue is deep (escalation threshold, messages) and
+-- BP04 or BP06 fires on pool 0 in the same interval (fct_mp16_buffer_pool_advisories).
+-- Q02 needs each queue's message size: QQSTMSAV is 0 when nothing was put in the interval (exactly
+-- the backlog case), so the queue's last known average is used, else its largest message in the
+-- interval; a queue with messages and no known size counts one page per message and is named.
 -- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -26,6 +31,16 @@ waiting_gets as (
         qqst_key,
         cast(get_wait_redriven_count as double) as get_wait_redrives
     from {{ ref('stg_smf__qqst') }}
+),
+
+pool0_pressure as (
+    select
+        qmgr_name,
+        interval_start_at,
+        concat_ws(', ', collect_set(rule_id)) as pool0_rules
+    from {{ ref('fct_mp16_buffer_pool_advisories') }}
+    where object_name = '0' and rule_id in ('BP04', 'BP06')
+    group by qmgr_name, interval_start_at
 ),
 
 checkpoints as (
@@ -55,6 +70,14 @@ stats as (
         cast(queue_stats.msgs_out as double) as msgs_out,
         cast(queue_stats.expired_msgs as double) as expired_msgs,
         queue_stats.msg_size_avg_bytes,
+        coalesce(
+            last_value(nullif(queue_stats.msg_size_avg_bytes, 0), true) over (
+                partition by queue_stats.qmgr_name, queue_stats.queue_name order by queue_stats.interval_start_at
+                rows between unbounded preceding and current row
+            ),
+            nullif(queue_stats.msg_size_max_bytes, 0)
+        ) as known_msg_size_bytes,
+        pool0_pressure.pool0_rules,
         queue_stats.oldest_msg_age_seconds,
         queue_stats.input_handles_open,
         coalesce(queue_stats.has_uncommitted_changes, false) as has_uncommitted_changes,
@@ -72,6 +95,10 @@ stats as (
     left join roles on queue_stats.qmgr_name = roles.qmgr_name and queue_stats.buffer_pool_id = roles.buffer_pool_id
     left join site_config on queue_stats.qmgr_name = site_config.qmgr_name
     left join waiting_gets on queue_stats.queue_stats_key = waiting_gets.qqst_key
+    left join pool0_pressure
+        on
+            queue_stats.qmgr_name = pool0_pressure.qmgr_name
+            and queue_stats.interval_start_at = pool0_pressure.interval_start_at
     left join checkpoints
         on
             queue_stats.qmgr_name = checkpoints.qmgr_name
@@ -151,7 +178,12 @@ levels as (
                     or upper(queue_name) like '%DEAD.LETTER%'
                     or queue_name = dead_letter_queue
                 )
-                then {{ mp16_rule_text(mp16, 'Q01', 'base_severity') }}
+                then
+                    case
+                        when pool0_rules is not null and {{ mp16_crosses(mp16, 'Q01', 'escalation', 'depth_current') }}
+                            then 'escalation'
+                        else {{ mp16_rule_text(mp16, 'Q01', 'base_severity') }}
+                    end
         end as q01_level,
         {{ mp16_severity(mp16, 'Q03', 'consecutive_rising_intervals') }} as q03_level,
         case when pool_role = 'SHORT' then {{ mp16_severity(mp16, 'Q04', 'age_in_checkpoint_intervals') }} end
@@ -179,13 +211,19 @@ per_queue as (
         firing.evaluation_window,
         firing.observed_value,
         firing.threshold_value,
-        firing.observation
+        firing.observation,
+        firing.applied_comparison
     from levels
         lateral view explode(array(
             {{ mp16_firing(
-                'Q01', 'q01_level', 'q01_level', 'coalesce(depth_current, 0)', 'null',
-                "format_string('queue on buffer pool %d / page set %d (depth %d), where only system objects belong',"
-                ~ " buffer_pool_id, page_set_id, cast(coalesce(depth_current, 0) as bigint))"
+                'Q01',
+                "case when q01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'Q01', 'escalation_severity')
+                ~ " else q01_level end",
+                'q01_level', 'coalesce(depth_current, 0)',
+                "case when q01_level = 'escalation' then " ~ mp16_threshold(mp16, 'Q01', 'escalation') ~ " end",
+                "format_string('queue on buffer pool %d / page set %d (depth %d), where only system objects belong%s',"
+                ~ " buffer_pool_id, page_set_id, cast(coalesce(depth_current, 0) as bigint),"
+                ~ " case when q01_level = 'escalation' then concat('; pool 0 under pressure: ', pool0_rules) else '' end)"
             ) }},
             {{ mp16_firing(
                 'Q03', 'q03_level', 'q03_level', 'consecutive_rising_intervals',
@@ -222,7 +260,8 @@ per_queue as (
 ),
 
 -- Q02: message pages of a pool's private queues at their peak against the pool's buffers. Pages per
--- message follow MP16's table (l.770-789): one 4 KB page up to 3,635 bytes, then one per 4,048 more.
+-- message follow MP16's table ("Size of page sets for a given number of messages", ch. 1, p. 11): one
+-- 4 KB page up to 3,635 bytes, then one per 4,048 more.
 pool_queue_pages as (
     select
         qmgr_name,
@@ -231,10 +270,16 @@ pool_queue_pages as (
         sum(
             greatest(coalesce(depth_current, 0), coalesce(depth_high, depth_current, 0))
             * case
-                when coalesce(msg_size_avg_bytes, 0) <= 3635 then 1
-                else 1 + ceil((msg_size_avg_bytes - 3635) / 4048)
+                when coalesce(known_msg_size_bytes, 0) <= 3635 then 1
+                else 1 + ceil((known_msg_size_bytes - 3635) / 4048)
             end
-        ) as message_pages
+        ) as message_pages,
+        count(
+            case
+                when known_msg_size_bytes is null and greatest(coalesce(depth_current, 0), coalesce(depth_high, 0)) > 0
+                    then 1
+            end
+        ) as queues_of_unknown_size
     from stats
     where not is_shared and buffer_pool_id is not null
     group by qmgr_name, buffer_pool_id, aligned_interval_end_at
@@ -250,6 +295,7 @@ pool_fill as (
         pools.buffers,
         coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
         pool_queue_pages.message_pages,
+        pool_queue_pages.queues_of_unknown_size,
         {{ safe_divide('pool_queue_pages.message_pages', 'pools.buffers') }} as message_page_share
     from {{ ref('fct_buffer_pool_stats') }} as pools
     inner join pool_queue_pages
@@ -275,9 +321,18 @@ q02 as (
         message_page_share as observed_value,
         cast({{ mp16_threshold(mp16, 'Q02', 'warning') }} as double) as threshold_value,
         format_string(
-            'queues peak at %d message pages = %.0f %% of the %d buffers of a %s pool',
-            cast(message_pages as bigint), 100 * message_page_share, cast(buffers as bigint), pool_role
-        ) as observation
+            'queues peak at %d message pages = %.0f %% of the %d buffers of a %s pool%s',
+            cast(message_pages as bigint), 100 * message_page_share, cast(buffers as bigint), pool_role,
+            case
+                when queues_of_unknown_size > 0
+                    then format_string(
+                        ' (at least: %d queue(s) with messages of unknown size counted one page per message)',
+                        queues_of_unknown_size
+                    )
+                else ''
+            end
+        ) as observation,
+        cast(null as string) as applied_comparison
     from pool_fill
 ),
 

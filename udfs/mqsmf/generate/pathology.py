@@ -7,14 +7,12 @@ that no other item touches (items claim what they change), and is described in t
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .config import Target
-from .rules import LOG03_WINDOW_S
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 
@@ -325,9 +323,9 @@ class _Planner:
         def shorts(qm, Q):
             return self.busy(qm, Q) & (Q.bpid == qm.pool_of_role(ROLE_SHORT)) & (Q.depth_cap >= min_cap)
 
-        quiet = max(2, math.ceil(LOG03_WINDOW_S / self.T) - 1)  # intervals before k without checkpoints
+        quiet = 2  # intervals before k without checkpoints (Q04: the checkpoint at k is the first in a while)
         if rule == "Q04" and target.interval is None:
-            ks = [k for k in ks if k >= quiet] or ks  # LOG03's window before k lies inside the data
+            ks = [k for k in ks if k >= quiet] or ks  # the quiet intervals before k lie inside the data
         cands = self.queue_candidates(target, qms, ks, before, after, shorts)
         if rule == "Q04":  # it also sets the queue manager's checkpoints in its window
             cands = [
@@ -658,14 +656,16 @@ def rule_assumptions(scenario) -> dict:
     return {
         "buffer_pool_roles": "per queue manager in qmgrs[].buffer_pools[].role: pool 0 SYS, pool 1 SHORT, pool 2 LONG, "
         "the fourth pool OTHER",
-        "BP05_BP06_roles": "fire for SYS and SHORT pools (info for UNKNOWN); BP06 ignores each queue manager's first "
-        "interval in the data",
+        "BP05_BP06_roles": "fire for SYS and SHORT pools (info for UNKNOWN); BP06 ignores the pool's restart phase: "
+        "from the queue manager's start (the scenario's first interval) while the pool keeps reading pages back, at "
+        "most restart_window_minutes of seeds/mp16_rules.csv",
         "LOG02": "log MB/s = QJSTBFFL x 4096 / T / 2^20 against the reference rate for the message-size column nearest "
         "QMSTPBP / QMSTSPP; firings are computed against the fastest reference DASD (DS8870, 4 stripes, zHPF), "
         "so they fire for any DASD choice; clean data stay below 0.5 against every reference from ESS E20 ESCON on",
-        "LOG03": "evaluated at each interval with checkpoints, over the intervals of the 30 minutes ending there (one "
-        "interval at STATIME 30): sum(QJSTWRW + QJSTWRNW + QJSTWRF) / sum(QJSTLLCP); clean data keep it above "
-        "4,000,000 (LOGLOAD 10,000,000)",
+        "LOG03": "log records per checkpoint = what the LOGLOAD counter held at each checkpoint (reset to zero after a "
+        "checkpoint): the queue manager's LOGLOAD for checkpoints taken by count, the records since the previous "
+        "checkpoint over the checkpoints for forced ones (ground truth of the simulation); clean data use LOGLOAD "
+        "10,000,000",
         "CF03": "evaluated when QESTCSEC + QESTCMEC >= 1000",
         "Q01": "pool 0 or page set 0 may hold only SYSTEM.CHANNEL.SYNCQ and SYSTEM.CLUSTER.* queues",
         "Q02": "sum over private queues of the pool of max(QQSTDPTH, QQSTDPHI) x pages_per_msg(QQSTMSAV) > 0.85 x QPSTNBUF, "

@@ -1,14 +1,26 @@
-"""The generator's oracle: the rules it can inject, evaluated exactly as documented in
-../shared/docs/mp16-rules.md (formula, threshold, severity) on typed tables in the decoder's
-schema. The same code runs on the truth (to write ``expected_firings`` into the manifest and to
-prove that every injection fires) and on decoded files (tests).
+"""The generator's oracle: the rules it can inject, evaluated on typed tables in the decoder's
+schema with the thresholds, comparisons and severities of the project's rule catalogue
+(seeds/mp16_rules.csv, the same seed the dbt advisories read; nothing is copied here). The same
+code runs on the truth (to write ``expected_firings`` into the manifest and to prove that every
+injection fires) and on decoded files (tests).
+
+Where the simulation knows more than the records say, the oracle uses that ground truth instead of
+re-deriving it from the counters the SQL reads: LOG03 judges the log records the LOGLOAD counter
+really held at each checkpoint (``log_truth``: the workload's LOGLOAD for a checkpoint it took by
+count, the records since its previous checkpoint for a forced one), not the per-interval estimate
+the advisories make.
 
 Conventions where the rules document leaves a choice are in ``pathology.rule_assumptions`` and
 the manifest's ``rule_assumptions``."""
 
 from __future__ import annotations
 
+import csv
 import math
+import operator
+import os
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -44,7 +56,63 @@ SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 LOG_REF_FASTEST = {1024: 64.7, 5 * 1024: 136.4, 1 << 20: 337.5}  # DS8870, 4 stripes, zHPF
 LOG_REF_SLOWEST = {1024: 5.3, 5 * 1024: 7.1, 1 << 20: 7.1}  # ESS E20 ESCON (no 1 MB figure: its 5 KB rate)
 ADMIN_STRUCTURE = "CSQ_ADMIN"
-LOG03_WINDOW_S = 1800  # LOG03 looks at the last 30 minutes of log records and checkpoints
+SEED = Path("seeds") / "mp16_rules.csv"
+COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
+_LEVELS = {
+    "info": "info_threshold",
+    "warning": "warning_threshold",
+    "critical": "critical_threshold",
+    "escalation": "escalation_threshold",
+    "min_volume": "min_volume",
+    "window": "window_length",
+}
+
+
+def seed_path() -> Path:
+    """The rule catalogue: $MQSMF_PROJECT_DIR's, the wheel's packaged dbt project's, or the checkout's."""
+    here = Path(__file__).resolve()
+    roots = [Path(os.environ["MQSMF_PROJECT_DIR"])] if os.environ.get("MQSMF_PROJECT_DIR") else []
+    roots += [here.parents[1] / "dbt_project", here.parents[3]]
+    for root in roots:
+        if (root / SEED).is_file():
+            return root / SEED
+    raise FileNotFoundError(f"the MP16 rule catalogue {SEED} is in none of {', '.join(map(str, roots))}")
+
+
+@cache
+def rule_parameters(path: str | None = None) -> dict[str, dict]:
+    """{rule_id: {info, warning, critical, escalation, min_volume, window, <other parameters>,
+    comparison, escalation_comparison, base_severity, escalation_severity}} from the seed, with the
+    levels a rule leaves empty left out (as the dbt macro mp16_rule_parameters reads it)."""
+    out: dict[str, dict] = {}
+    with open(path or seed_path(), newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            p: dict = {name: float(row[column]) for name, column in _LEVELS.items() if row[column]}
+            for pair in filter(None, (row["other_parameters"] or "").split(";")):
+                name, value = pair.split("=")
+                p[name.strip()] = float(value)
+            for name in ("comparison", "escalation_comparison", "base_severity", "escalation_severity"):
+                p[name] = row[name] or None
+            out[row["rule_id"]] = p
+    return out
+
+
+def level(rule: str, value: float) -> str | None:
+    """The most severe level (critical, warning, info) whose threshold ``value`` crosses with the
+    rule's comparison; None when none does or the value is unknown."""
+    p = rule_parameters()[rule]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    compare = COMPARE[p["comparison"]]
+    for name in ("critical", "warning", "info"):
+        if name in p and compare(value, p[name]):
+            return name
+    return None
+
+
+def threshold_text(rule: str, severity: str) -> str:
+    p = rule_parameters()[rule]
+    return f"{p['comparison']} {p[severity]:g}"
 
 
 class Firing(dict):
@@ -94,12 +162,15 @@ class Oracle:
         start_us: int,
         seconds: int,
         interval_of: dict[tuple[str, int], int] | None = None,
+        log_truth: dict[tuple[str, int], float] | None = None,
     ):
         self.t = tables
         self.roles = roles
         self.start_us = start_us
         self.seconds = seconds
         self.interval_of = interval_of  # (qmgr, interval end) -> its interval number, when they are irregular
+        self.log_truth = log_truth
+        self.p = rule_parameters()
         self.out: list[Firing] = []
 
     def _k(self, t: pa.Table) -> np.ndarray:
@@ -147,39 +218,62 @@ class Oracle:
         pool, nbuf, cbsl = _num(t, "QPSTPOOL"), _num(t, "QPSTNBUF"), _num(t, "QPSTCBSL")
         sos, dmc, stl, stla = _num(t, "QPSTSOS"), _num(t, "QPSTDMC"), _num(t, "QPSTSTL"), _num(t, "QPSTSTLA")
         dwt, rio = _num(t, "QPSTDWT"), _num(t, "QPSTRIO")
-        first = {}
-        for i in range(len(qm)):
-            first[qm[i]] = min(first.get(qm[i], k[i]), k[i])
+        restart_phase = self._restart_phase(qm, pool, k, rio > 0, "BP06")
+        bp03 = self.p["BP03"]
         for i in range(len(qm)):
             args = (qm[i], "buffer_pool", int(pool[i]), k[i], st[i])
             role = self.role(qm[i], pool[i])
-            if sos[i] > 0:
-                self.fire("BP01", "critical", *args, int(sos[i]), "QPSTSOS > 0")
-            if dmc[i] > 0:
-                self.fire("BP02", "critical", *args, int(dmc[i]), "QPSTDMC > 0")
-            if stla[i] > 0:
+            for rule, value, what in (("BP01", sos[i], "QPSTSOS"), ("BP02", dmc[i], "QPSTDMC")):
+                sev = level(rule, value)
+                if sev:
+                    self.fire(rule, sev, *args, int(value), f"{what} {threshold_text(rule, sev)}")
+            sev = level("BP03", stla[i])
+            if sev:
                 ratio = stla[i] / stl[i] if stl[i] else math.inf
-                crit = ratio > 0.5 and stl[i] >= 1000
+                crit = (
+                    COMPARE[bp03["escalation_comparison"]](ratio, bp03["escalation"]) and stl[i] >= bp03["min_volume"]
+                )
                 self.fire(
                     "BP03",
-                    "critical" if crit else "warning",
+                    bp03["escalation_severity"] if crit else sev,
                     *args,
                     int(stla[i]),
-                    "QPSTSTLA / QPSTSTL > 0.5 with QPSTSTL >= 1000" if crit else "QPSTSTLA > 0",
+                    f"QPSTSTLA / QPSTSTL {bp03['escalation_comparison']} {bp03['escalation']:g} with QPSTSTL >= "
+                    f"{bp03['min_volume']:g}"
+                    if crit
+                    else f"QPSTSTLA {threshold_text('BP03', sev)}",
                 )
             if nbuf[i] > 0:
                 pct = 100.0 * cbsl[i] / nbuf[i]
-                if pct < 5:
-                    self.fire("BP04", "critical", *args, pct, "100 x QPSTCBSL / QPSTNBUF < 5")
-                elif pct < 15:
-                    self.fire(
-                        "BP04", "info" if role == "OTHER" else "warning", *args, pct, "100 x QPSTCBSL / QPSTNBUF < 15"
-                    )
-            sev = {"SYS": "warning", "SHORT": "warning", "UNKNOWN": "info"}.get(role)
-            if dwt[i] > 0 and sev:
-                self.fire("BP05", sev, *args, int(dwt[i]), f"QPSTDWT > 0 ({role} pool)")
-            if rio[i] > 0 and sev and k[i] > first[qm[i]]:
-                self.fire("BP06", sev, *args, int(rio[i]), f"QPSTRIO > 0 ({role} pool)")
+                sev = level("BP04", pct)
+                if sev:
+                    shown = "info" if sev == "warning" and role == "OTHER" else sev  # MP16 relaxes the OTHER pool
+                    self.fire("BP04", shown, *args, pct, f"100 x QPSTCBSL / QPSTNBUF {threshold_text('BP04', sev)}")
+            for rule, value, what, skip in (
+                ("BP05", dwt[i], "QPSTDWT", False),
+                ("BP06", rio[i], "QPSTRIO", restart_phase[i]),
+            ):
+                sev = _short_lived(role, level(rule, value))
+                if sev and not skip:
+                    self.fire(rule, sev, *args, int(value), f"{what} {threshold_text(rule, sev)} ({role} pool)")
+
+    def _restart_phase(self, qm, obj, k, active, rule) -> np.ndarray:
+        """Rows in their object's restart phase: from the queue manager's first interval (the
+        generator's queue managers start with the scenario and never restart) while the object
+        shows the activity in every interval, up to restart_window_minutes after the start."""
+        limit = self.p[rule]["restart_window_minutes"] * 60
+        first: dict[str, int] = {}
+        for q, kk in zip(qm, k, strict=True):
+            first[q] = min(first.get(q, kk), kk)
+        order = sorted(range(len(qm)), key=lambda i: (qm[i], obj[i], k[i]))
+        out = np.zeros(len(qm), bool)
+        run: dict[tuple, bool] = {}
+        for i in order:
+            key = (qm[i], obj[i])
+            still = run.get(key, True) and bool(active[i])
+            run[key] = still
+            out[i] = still and (k[i] - first[qm[i]]) * self.seconds < limit
+        return out
 
     def log(self) -> None:
         t = self.table("QJST")
@@ -197,48 +291,49 @@ class Oracle:
             for q, kk, s, b in zip(_str(m, "qmgr"), mk, spp, pbp, strict=True):
                 avg_size[(q, kk)] = b / s if s else None
         waits = {(q, kk) for q, kk, w in zip(qm, k, wtb, strict=True) if w > 0}
-        by_interval = {(q, kk): (r, c) for q, kk, r, c in zip(qm, k, recs, llcp, strict=True)}
+        log01 = self.p["LOG01"]
+        run_needed = int(log01["escalation"])
         for i in range(len(qm)):
             args = (qm[i], "queue_manager", qm[i], k[i], st[i])
-            if wtb[i] > 0:
-                crit = all((qm[i], k[i] - d) in waits for d in (1, 2))
+            sev = level("LOG01", wtb[i])
+            if sev:
+                crit = all((qm[i], k[i] - d) in waits for d in range(1, run_needed))
                 self.fire(
                     "LOG01",
-                    "critical" if crit else "warning",
+                    log01["escalation_severity"] if crit else sev,
                     *args,
                     int(wtb[i]),
-                    "QJSTWTB > 0 in 3 consecutive intervals" if crit else "QJSTWTB > 0",
+                    f"QJSTWTB > 0 in {run_needed} consecutive intervals" if crit else "QJSTWTB > 0",
                 )
             size = avg_size.get((qm[i], k[i]))
-            if size and secs[i] > 0:
+            if size and secs[i] > 0:  # LOG02 needs the average persistent put size of the interval
                 column = min(LOG_REF_FASTEST, key=lambda c: abs(c - size))
                 mbps = bffl[i] * 4096 / secs[i] / 2**20
                 util = mbps / LOG_REF_FASTEST[column]
-                if util >= 0.5:
+                sev = level("LOG02", util)
+                if sev:
                     self.fire(
                         "LOG02",
-                        "critical" if util >= 0.9 else "warning",
+                        sev,
                         *args,
                         util,
-                        f"log MB/s / {LOG_REF_FASTEST[column]} MB/s (fastest reference, {column} B column) >= "
-                        + ("0.9" if util >= 0.9 else "0.5"),
+                        f"log MB/s / {LOG_REF_FASTEST[column]} MB/s (fastest reference, {column} B column) "
+                        + threshold_text("LOG02", sev),
                     )
-            if llcp[i] > 0:
-                # Window: the intervals of the last 30 minutes ending here (one interval at the
-                # default STATIME), so short intervals are not judged on a slice of LOGLOAD.
-                span = max(1, math.ceil(LOG03_WINDOW_S / secs[i])) if secs[i] > 0 else 1
-                window = [(qm[i], k[i] - d) for d in range(span)]
-                total = sum(by_interval.get(w, (0, 0))[0] for w in window)
-                ckpts = sum(by_interval.get(w, (0, 0))[1] for w in window)
-                per = total / ckpts
-                if per < 4_000_000:
-                    self.fire(
-                        "LOG03",
-                        "warning" if per < 1_000_000 else "info",
-                        *args,
-                        per,
-                        "log records per checkpoint < " + ("1,000,000" if per < 1_000_000 else "4,000,000"),
-                    )
+            per = self.records_per_checkpoint(qm[i], k[i], recs[i], llcp[i])
+            sev = level("LOG03", per) if per is not None else None
+            if sev:
+                self.fire("LOG03", sev, *args, per, "log records per checkpoint " + threshold_text("LOG03", sev))
+
+    def records_per_checkpoint(self, qmgr: str, k: int, records: int, checkpoints: int) -> float | None:
+        """LOG03's metric at an interval with checkpoints: from the simulation's ground truth when
+        known (the LOGLOAD counter at the checkpoints), else from the records (decoded files
+        without truth): records of the intervals since the previous interval with checkpoints."""
+        if checkpoints <= 0:
+            return None
+        if self.log_truth is not None:
+            return self.log_truth.get((qmgr, int(k)))
+        raise ValueError("LOG03 needs the simulation's log truth (log_truth)")
 
     def cf(self) -> None:
         t = self.table("QEST")
@@ -250,21 +345,16 @@ class Oracle:
         csec, cmec = _num(t, "QESTCSEC"), _num(t, "QESTCMEC")
         for i in range(len(qm)):
             args = (qm[i], "cf_structure", name[i], k[i], st[i])
-            if sful[i] > 0:
-                self.fire(
-                    "CF02" if name[i] == ADMIN_STRUCTURE else "CF01", "critical", *args, int(sful[i]), "QESTSFUL > 0"
-                )
+            rule = "CF02" if name[i] == ADMIN_STRUCTURE else "CF01"
+            sev = level(rule, sful[i])
+            if sev:
+                self.fire(rule, sev, *args, int(sful[i]), f"QESTSFUL {threshold_text(rule, sev)}")
             calls = csec[i] + cmec[i]
-            if calls >= 1000:
+            if calls >= self.p["CF03"]["min_volume"]:
                 pct = 100.0 * (rsec[i] + rmec[i]) / calls
-                if pct > 5:
-                    self.fire(
-                        "CF03",
-                        "critical" if pct > 50 else "warning",
-                        *args,
-                        pct,
-                        "redrive % > " + ("50" if pct > 50 else "5"),
-                    )
+                sev = level("CF03", pct)
+                if sev:
+                    self.fire("CF03", sev, *args, pct, "redrive % " + threshold_text("CF03", sev))
 
     def queues(self) -> None:
         t = self.table("QQST")
@@ -336,17 +426,18 @@ class Oracle:
                 role = self.role(q, pool)
                 key = (int(np.searchsorted(qms_u, q)) * width_k + (int(kk) - kmin)) * 100 + int(pool)
                 used = sums.get(key, 0)
-                if role in ("SYS", "SHORT", "UNKNOWN") and nbuf and used > 0.85 * nbuf:
+                sev = _short_lived(role, level("Q02", used / nbuf)) if nbuf else None
+                if sev:
                     self.fire(
                         "Q02",
-                        "info" if role == "UNKNOWN" else "warning",
+                        sev,
                         q,
                         "buffer_pool",
                         int(pool),
                         kk,
                         s,
                         used / nbuf,
-                        "sum(depth x pages per message) / QPSTNBUF > 0.85",
+                        "sum(depth x pages per message) / QPSTNBUF " + threshold_text("Q02", level("Q02", used / nbuf)),
                     )
 
         # Q03 / Q10: runs over consecutive intervals of the same queue on the same queue manager.
@@ -363,31 +454,31 @@ class Oracle:
         rise_run = _run_lengths(rising)
         unc = uncm[o]
         unc_run = _run_lengths(unc, continues=same)
-        for j in np.nonzero(rise_run >= 3)[0]:
+        for j in np.nonzero([level("Q03", int(n)) is not None for n in rise_run])[0]:
             i = o[j]
             self.fire(
                 "Q03",
-                "warning",
+                level("Q03", int(rise_run[j])),
                 qm[i],
                 "queue",
                 name[i],
                 k[i],
                 st[i],
                 int(dpth[i]),
-                "depth rising with puts > gets for 3 consecutive intervals",
+                "depth rising with puts > gets for consecutive intervals " + threshold_text("Q03", "warning"),
             )
-        for j in np.nonzero(unc_run >= 3)[0]:
+        for j in np.nonzero([level("Q10", int(n)) is not None for n in unc_run])[0]:
             i = o[j]
             self.fire(
                 "Q10",
-                "warning",
+                level("Q10", int(unc_run[j])),
                 qm[i],
                 "queue",
                 name[i],
                 k[i],
                 st[i],
                 int(unc_run[j]),
-                "QQSTUNCM set in 3 consecutive intervals",
+                "QQSTUNCM set in consecutive intervals " + threshold_text("Q10", "warning"),
             )
 
         # Q04: message age against two checkpoint intervals, SHORT pools.
@@ -399,7 +490,7 @@ class Oracle:
             limit = np.full(len(qms_u) * width_k, np.inf)
             n_ckpt, secs = _num(j, "QJSTLLCP"), _num(j, "interval_seconds", 0.0)
             ok = known & (n_ckpt > 0) & (jk >= kmin) & (jk < kmin + width_k)
-            limit[jq[ok] * width_k + (jk[ok] - kmin)] = 2 * secs[ok] / n_ckpt[ok]
+            limit[jq[ok] * width_k + (jk[ok] - kmin)] = self.p["Q04"]["info"] * secs[ok] / n_ckpt[ok]
             roles = {}
             cand = private & has_age & (bpid >= 0)
             lim = limit[qm_i * width_k + (k - kmin)]
@@ -410,19 +501,28 @@ class Oracle:
                 if roles[key] == "SHORT":
                     self.fire(
                         "Q04",
-                        "info",
+                        self.p["Q04"]["base_severity"],
                         qm[i],
                         "queue",
                         name[i],
                         k[i],
                         st[i],
                         int(age[i]),
-                        f"QQSTMAGE > 2 x T / QJSTLLCP = {lim[i]:g} s",
+                        f"QQSTMAGE > {self.p['Q04']['info']:g} x T / QJSTLLCP = {lim[i]:g} s",
                     )
 
         # Q07: expired messages while queue-manager expiry is off.
-        for i in np.nonzero(expr > 0)[0]:
+        for i in np.nonzero(expr > self.p["Q07"]["info"])[0]:
             self.fire("Q07", "info", qm[i], "queue", name[i], k[i], st[i], int(expr[i]), "QQSTEXPR > 0 (EXPRYINT 0)")
+
+
+def _short_lived(role: str, severity: str | None) -> str | None:
+    """A rule meant for SYS and SHORT pools: as is there, one lower on UNKNOWN, none otherwise."""
+    if role in ("SYS", "SHORT"):
+        return severity
+    if role == "UNKNOWN":
+        return {"critical": "warning", "warning": "info"}.get(severity)
+    return None
 
 
 def _group_sum(keys: np.ndarray, values: np.ndarray) -> dict[int, int]:
@@ -461,9 +561,17 @@ def evaluate(
     start_us: int,
     seconds: int,
     interval_of: dict[tuple[str, int], int] | None = None,
+    log_truth: dict[tuple[str, int], float] | None = None,
 ) -> list[Firing]:
-    """Firings of the supported rules on typed tables (truth or decoded)."""
-    return Oracle(tables, roles, start_us, seconds, interval_of).run()
+    """Firings of the supported rules on typed tables (truth or decoded); LOG03 needs the
+    simulation's ``log_truth`` (log_truth_of)."""
+    return Oracle(tables, roles, start_us, seconds, interval_of, log_truth).run()
+
+
+def log_truth_of(scenario) -> dict[tuple[str, int], float]:
+    """{(qmgr, interval): log records per checkpoint} of a scenario that has run (LOG03's truth)."""
+    names = [qm.name for qm in scenario.topology.qmgrs]
+    return {(names[m], int(k)): v for (k, m), v in scenario.effects.log_truth.items()}
 
 
 def roles_of(topology) -> dict[tuple[str, int], str]:
@@ -484,7 +592,12 @@ def evaluate_scenario(scenario, collector) -> list[dict]:
         else None
     )
     firings = evaluate(
-        tables, roles_of(scenario.topology), scenario.config.start_us, scenario.config.interval_seconds, interval_of
+        tables,
+        roles_of(scenario.topology),
+        scenario.config.start_us,
+        scenario.config.interval_seconds,
+        interval_of,
+        log_truth_of(scenario),
     )
     injected_keys = set()
     for inj in scenario.planned.injected:

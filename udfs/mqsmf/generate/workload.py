@@ -60,6 +60,8 @@ class Effects:
     log: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)  # (k, m) -> counters
     checkpoint: dict[tuple[int, int], int] = field(default_factory=dict)  # (k, m) -> at least this many
     checkpoint_max: dict[tuple[int, int], int] = field(default_factory=dict)  # (k, m) -> at most this many
+    # Filled by the simulation: (k, m) -> log records per checkpoint at the interval's checkpoints (LOG03 truth)
+    log_truth: dict[tuple[int, int], float] = field(default_factory=dict)
     # (k, m, q) -> (pool share, objects included): a burst on q peaks at that share of its pool's
     # buffers during the interval and is drained before the collection
     fill: dict[tuple[int, int, int], tuple[float, bool]] = field(default_factory=dict)
@@ -705,9 +707,13 @@ class Simulation:
         before = st.log_records_total
         after = before + records
         checkpoints = after // qm.loglimit - before // qm.loglimit
+        # Ground truth for LOG03: the LOGLOAD counter (records since the previous checkpoint, reset
+        # to zero at each one) at this interval's checkpoints: LOGLOAD itself when taken by count.
+        per_checkpoint = float(qm.loglimit)
         forced = self.fx.checkpoint.get((k, qm.index))
         if forced is not None and checkpoints < forced:
             checkpoints = forced
+            per_checkpoint = (before % qm.loglimit + records) / forced
             after = 0  # a forced checkpoint (log switch, SET LOG) restarts the LOGLOAD count
         most = self.fx.checkpoint_max.get((k, qm.index))
         if most is not None and checkpoints > most:
@@ -715,6 +721,8 @@ class Simulation:
             after = after % qm.loglimit
         st.log_records_total = after
         st.new_logs += int(checkpoints)
+        if checkpoints:
+            self.fx.log_truth[(k, qm.index)] = per_checkpoint
         pages = -(-log_bytes // 4096)
         ci_written = int(pages * rng.uniform(1.2, 1.4))
         log_ios = max(1, ci_written // 4)
