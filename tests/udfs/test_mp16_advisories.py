@@ -114,7 +114,7 @@ def built(spark, dbt, tmp_path_factory):
         assert result.success, _failures(result)
         advisories = _advisories(spark, MARTS)
         summary = spark.table(f"{MARTS}.fct_mp16_daily_summary").toPandas()
-        overrides = {"BP11_window": 1, "CF03_critical": 99, "BP09_window": 2}
+        overrides = {"BP11_window": 1, "CF03_critical": 99, "BP09_window": 2, "BP17_info": 3}
         rebuilt = dbt(
             "run", "--threads", "4", "--select", *OVERRIDDEN_MODELS,
             "--vars", json.dumps({**variables, "smf_paths": [], "mp16_thresholds": overrides}),
@@ -486,10 +486,11 @@ def test_every_implemented_rule_is_planted_and_fires(built):
     implemented = {rule for rule, p in built.params.items() if p["implemented"]}
     fired = set(built.injected.rule_id)
     planted = GENERATOR_RULES | {m.rule_id for m in built.planted}
-    # BP11 needs a week of statistics by default, BP09 a day: they fire in the threshold-override
-    # test. MM02 and LOG14 are consequences of LOG02 (checked above).
-    assert implemented - {"BP11", "MM02", "LOG14"} <= planted
-    assert implemented - {"BP11", "BP09"} <= fired
+    # BP11 needs a week of statistics by default, BP09 a day, BP17 more than four pools (the
+    # generated queue managers have four): they fire in the threshold-override test. MM02 and LOG14
+    # are consequences of LOG02 (checked above).
+    assert implemented - {"BP11", "MM02", "LOG14", "BP17"} <= planted
+    assert implemented - {"BP11", "BP09", "BP17"} <= fired
     assert fired <= implemented
 
 
@@ -516,8 +517,14 @@ def test_threshold_overrides_change_the_outcome(built):
     assert len(cf03_before) == 2 and (cf03_before.severity == "critical").all()
     assert sorted(cf03_after.index) == sorted(cf03_before.index)
     assert (cf03_after.severity == "warning").all() and (cf03_after.threshold_value == 5).all()
-    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09"})
+    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17"})
     assert firings(after[unchanged]) == firings(before[~before.rule_id.isin({"CF03", "BP09"})])
+    # BP17's limit lowered from four pools to three: every queue manager (four pools each) fires
+    # once, where the condition starts (its first interval), not in every interval.
+    assert not (before.rule_id == "BP17").any()
+    assert sorted(firings(after, {"BP17"})) == [
+        ("BP17", "info", f"QM0{m}", "queue_manager", f"QM0{m}", _interval_iso(built.manifest, 0)) for m in range(1, 5)
+    ]
     # BP09's trailing window shortened from a day to two hours: the planted re-reads (QM01 pool 2)
     # and a LONG pool that reads pages back without writing any (QM02 pool 2; the ratio used to be
     # NULL there) fire, exactly where the independent evaluation says.

@@ -11,6 +11,9 @@
 -- write I/O time over the interval). BP09 judges a trailing window (window_length hours) that holds
 -- a full processing cycle, so a day's writes and the overnight reads fall in the same window; it
 -- reports the first interval of each run of crossings.
+-- BP13-BP17 judge the pool's configuration as SMF shows it (QPSTLOC below the bar, QPSTF4KB page
+-- fixing, the number of pools); BP13 and BP17 are reported where their condition starts (the first
+-- interval, or the first after a gap or after the condition did not hold).
 -- Grain: one row per rule x buffer pool x interval (BP09 and BP11: x evaluation window) that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -67,6 +70,9 @@ stats as (
         pool_stats.stealable_buffers_low,
         pool_stats.lowest_free_pct,
         pool_stats.end_free_pct,
+        pool_stats.is_above_bar,
+        pool_stats.is_page_fixed,
+        pool_stats.interval_seconds,
         pool_stats.peak_used_pct,
         page_set_busy.busiest_page_set_busy,
         page_set_busy.busiest_page_set_id,
@@ -89,6 +95,12 @@ stats as (
         cast(lag(pool_stats.get_pages) over pool_history as double) as previous_get_pages,
         cast(lag(pool_stats.get_new_pages) over pool_history as double) as previous_get_new_pages,
         cast(lag(pool_stats.set_writes) over pool_history as double) as previous_set_writes,
+        {{ safe_divide('pool_stats.pages_read + pool_stats.pages_written', 'pool_stats.interval_seconds') }}
+            as page_io_per_second,
+        lag({{ safe_divide('pool_stats.pages_read + pool_stats.pages_written', 'pool_stats.interval_seconds') }})
+            over pool_history as previous_page_io_per_second,
+        lag(not pool_stats.is_above_bar and pool_stats.buffers > {{ mp16_threshold(mp16, 'BP13', 'info') }})
+            over pool_history as previous_bp13_condition,
         avg(cast(pool_stats.steals as double)) over (
             partition by pool_stats.qmgr_name, pool_stats.buffer_pool_id order by pool_stats.interval_start_at
             rows between {{ baseline_intervals }} preceding and 1 preceding
@@ -149,8 +161,38 @@ levels as (
                 and set_writes <= previous_set_writes
                 and pages_read > 0
                 then {{ mp16_severity(mp16, 'BP10', 'get_pages / greatest(previous_get_pages, 1)') }}
-        end as bp10_level
+        end as bp10_level,
+        case
+            when
+                not is_above_bar
+                and pool_role = 'LONG'
+                and not (follows_previous and coalesce(previous_bp13_condition, false))
+                then {{ mp16_severity(mp16, 'BP13', 'buffers') }}
+        end as bp13_level,
+        case
+            when
+                not is_page_fixed
+                and follows_previous
+                and {{ mp16_crosses(mp16, 'BP16', 'info', 'previous_page_io_per_second') }}
+                then {{ mp16_severity(mp16, 'BP16', 'page_io_per_second') }}
+        end as bp16_level
     from stats
+),
+
+-- BP15 needs BP04's and BP06's outcome on the same row.
+pressure_levels as (
+    select
+        *,
+        case
+            when
+                not is_above_bar
+                and (
+                    bp04_level is not null
+                    or {{ mp16_short_lived_severity('pool_role', 'bp06_level') }} is not null
+                )
+                then {{ mp16_rule_text(mp16, 'BP15', 'base_severity') }}
+        end as bp15_level
+    from levels
 ),
 
 -- Every rule of the row at once: one struct per rule, kept where the rule fires.
@@ -170,7 +212,7 @@ per_interval as (
         firing.threshold_value,
         firing.observation,
         firing.applied_comparison
-    from levels
+    from pressure_levels as levels
         lateral view explode(array(
             {{ mp16_firing(
                 'BP01', 'bp01_level', 'bp01_level', 'short_on_storage',
@@ -235,6 +277,22 @@ per_interval as (
                 "format_string('page set %d busy %.0f %% of the interval with I/O (QIS1GETT + QIS1DWPT + QIS1IMWT)',"
                 ~ " busiest_page_set_id, 100 * busiest_page_set_busy)",
                 comparison="'>'"
+            ) }},
+            {{ mp16_firing(
+                'BP13', 'bp13_level', 'bp13_level', 'buffers', mp16_severity_threshold(mp16, 'BP13', 'bp13_level'),
+                "format_string('LONG pool of %d buffers below the bar (QPSTLOC)', cast(buffers as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'BP15', 'bp15_level', 'bp15_level', 'lowest_free_pct', 'null',
+                "format_string('pool below the bar (QPSTLOC) under pressure: lowest free %.1f %%, QPSTRIO %d, %s pool',"
+                ~ " lowest_free_pct, cast(pages_read as bigint), pool_role)"
+            ) }},
+            {{ mp16_firing(
+                'BP16', 'bp16_level', 'bp16_level', 'page_io_per_second',
+                mp16_severity_threshold(mp16, 'BP16', 'bp16_level'),
+                "format_string('%.0f page reads + writes per second (%.0f the interval before) in a pool without"
+                ~ " page-fixed buffers (QPSTF4KB off)', page_io_per_second, previous_page_io_per_second)",
+                "'consecutive intervals'"
             ) }},
             {{ mp16_firing(
                 'BP10', 'bp10_level', 'bp10_level', 'get_page_growth', mp16_severity_threshold(mp16, 'BP10', 'bp10_level'),
@@ -360,8 +418,53 @@ bp11 as (
     where days_with_statistics >= {{ window_days }}
 ),
 
+-- BP17: more buffer pools in use than MP16's four-pool layout, per queue manager interval.
+pool_counts as (
+    select
+        qmgr_name,
+        max(qsg_name) as qsg_name,
+        interval_start_at,
+        max(interval_end_at) as interval_end_at,
+        max(follows_previous) as follows_previous,
+        count(case when buffers > 0 then 1 end) as pools_in_use
+    from stats
+    group by qmgr_name, interval_start_at
+),
+
+pool_count_levels as (
+    select
+        *,
+        {{ mp16_severity(mp16, 'BP17', 'pools_in_use') }} as bp17_level,
+        lag({{ mp16_severity(mp16, 'BP17', 'pools_in_use') }}) over (
+            partition by qmgr_name order by interval_start_at
+        ) as previous_bp17_level
+    from pool_counts
+),
+
+bp17 as (
+    select
+        'BP17' as rule_id,
+        bp17_level as severity,
+        bp17_level as threshold_level,
+        qmgr_name,
+        qsg_name,
+        'queue_manager' as object_type,
+        qmgr_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'interval' as evaluation_window,
+        cast(pools_in_use as double) as observed_value,
+        cast({{ mp16_threshold(mp16, 'BP17', 'info') }} as double) as threshold_value,
+        format_string('%d buffer pools in use', pools_in_use) as observation,
+        cast(null as string) as applied_comparison
+    from pool_count_levels
+    where bp17_level is not null and not (follows_previous and previous_bp17_level is not null)
+),
+
 final as (
     select * from per_interval
+    union all
+    select * from bp17
     union all
     select * from bp09
     union all

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import Target
-from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_SHORT, ROLE_SYS, QueueManager
+from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 
 US = 1_000_000
@@ -45,7 +45,9 @@ CHECK_VERSION = {
 # negative depth there breaks nothing but the depth itself).
 CHECK_BEFORE = {"negative_depth": "9.3.3"}
 # Intervals before (and after) the chosen one that the item also shapes.
-RULE_WINDOW = {"Q03": (3, 1), "Q04": (2, 1), "Q10": (3, 1)}
+RULE_WINDOW = {"Q03": (3, 1), "Q04": (2, 1), "Q10": (3, 1), "BP16": (1, 0)}
+BP13_BUFFERS = 60_000  # a LONG pool above MP16's 50,000-buffer advice for pools below the bar
+BP16_PAGES_PER_S = 200  # page reads + writes per second in a pool without page-fixed buffers
 # Target share of a pool's buffers the peak use reaches (and whether objects count) per rule.
 POOL_FILL = {
     "BP01": (1.08, True),
@@ -228,6 +230,36 @@ class _Planner:
             self.record_injection(
                 rule, qm, "buffer_pool", str(pool), k, how + ", drained before the collection", queue=qname
             )
+            return
+        if rule in ("BP13", "BP15", "BP16"):
+            roles = {"BP13": (ROLE_LONG,), "BP15": (ROLE_SYS, ROLE_SHORT), "BP16": (ROLE_LONG, ROLE_OTHER)}[rule]
+            span = 2 if rule == "BP16" else 1  # BP16 needs the rate sustained: k-1 and k
+            cands = [
+                ([("pool", qm.index, pool, kk) for kk in range(k - span + 1, k + 1)], (qm, pool, k))
+                for qm in qms
+                for pool in self.pool_for(qm, target, roles)
+                for k in ks
+                if k - span + 1 >= 0
+            ]
+            qm, pool, k = self.place(target, cands, "buffer pool")
+            if rule == "BP13":
+                # Configured below the bar and large for the interval: half of it free, no pressure.
+                half = BP13_BUFFERS // 2
+                fx.pool[(k, qm.index, pool)] = {
+                    "QPSTLOC": False,
+                    "QPSTNBUF": BP13_BUFFERS,
+                    "QPSTCBSL": half,
+                    "QPSTCBS": half,
+                }
+                how = f"a LONG pool of {BP13_BUFFERS:,} buffers allocated below the bar"
+            elif rule == "BP15":
+                fx.pool[(k, qm.index, pool)] = {"QPSTLOC": False, "QPSTCBSL": 0}
+                how = "a pool below the bar runs out of free buffers (no stealable buffer left at its low point)"
+            else:
+                for kk in (k - 1, k):
+                    fx.pool[(kk, qm.index, pool)] = {"QPSTTPW": BP16_PAGES_PER_S * self.T, "QPSTF4KB": False}
+                how = f"{BP16_PAGES_PER_S} pages written per second for two intervals in a pool without page-fixed buffers"
+            self.record_injection(rule, qm, "buffer_pool", str(pool), k, how)
             return
         if rule == "BP03":
             cands = [
@@ -675,6 +707,6 @@ def rule_assumptions(scenario) -> dict:
         "Q04": "SHORT pool queue with QQSTMAGE > 2 x T / QJSTLLCP in an interval with checkpoints",
         "Q07": "QQSTEXPR > 0 with queue-manager expiry off (EXPRYINT 0)",
         "Q10": "QQSTUNCM set in three consecutive intervals; fires in the third (and later)",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, LOG01-LOG03, CF01-CF03, Q01-Q04, Q07, Q10 "
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, Q01-Q04, Q07, Q10 "
         "(see expected_firings, computed from the written values)",
     }

@@ -30,7 +30,20 @@ from .topology import pages_per_message
 
 # Columns the oracle reads (besides the context columns every table has).
 ORACLE_COLUMNS: dict[str, set[str]] = {
-    "QPST": {"QPSTPOOL", "QPSTNBUF", "QPSTCBSL", "QPSTSOS", "QPSTDMC", "QPSTSTL", "QPSTSTLA", "QPSTDWT", "QPSTRIO"},
+    "QPST": {
+        "QPSTPOOL",
+        "QPSTNBUF",
+        "QPSTCBSL",
+        "QPSTSOS",
+        "QPSTDMC",
+        "QPSTSTL",
+        "QPSTSTLA",
+        "QPSTDWT",
+        "QPSTRIO",
+        "QPSTTPW",
+        "QPSTLOC",
+        "QPSTF4KB",
+    },
     "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
     "QMST": {"QMSTSPP", "QMSTPBP"},
     "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC"},
@@ -217,7 +230,11 @@ class Oracle:
         qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
         pool, nbuf, cbsl = _num(t, "QPSTPOOL"), _num(t, "QPSTNBUF"), _num(t, "QPSTCBSL")
         sos, dmc, stl, stla = _num(t, "QPSTSOS"), _num(t, "QPSTDMC"), _num(t, "QPSTSTL"), _num(t, "QPSTSTLA")
-        dwt, rio = _num(t, "QPSTDWT"), _num(t, "QPSTRIO")
+        dwt, rio, tpw = _num(t, "QPSTDWT"), _num(t, "QPSTRIO"), _num(t, "QPSTTPW")
+        above, fixed = _num(t, "QPSTLOC", True).astype(bool), _num(t, "QPSTF4KB", False).astype(bool)
+        secs = _num(t, "interval_seconds", 0.0)
+        rate = np.where(secs > 0, (rio + tpw) / np.where(secs > 0, secs, 1), 0.0)
+        row_of = {(qm[i], int(pool[i]), int(k[i])): i for i in range(len(qm))}
         restart_phase = self._restart_phase(qm, pool, k, rio > 0, "BP06")
         bp03 = self.p["BP03"]
         for i in range(len(qm)):
@@ -249,6 +266,7 @@ class Oracle:
                 if sev:
                     shown = "info" if sev == "warning" and role == "OTHER" else sev  # MP16 relaxes the OTHER pool
                     self.fire("BP04", shown, *args, pct, f"100 x QPSTCBSL / QPSTNBUF {threshold_text('BP04', sev)}")
+            pressure = nbuf[i] > 0 and level("BP04", 100.0 * cbsl[i] / nbuf[i]) is not None
             for rule, value, what, skip in (
                 ("BP05", dwt[i], "QPSTDWT", False),
                 ("BP06", rio[i], "QPSTRIO", restart_phase[i]),
@@ -256,6 +274,28 @@ class Oracle:
                 sev = _short_lived(role, level(rule, value))
                 if sev and not skip:
                     self.fire(rule, sev, *args, int(value), f"{what} {threshold_text(rule, sev)} ({role} pool)")
+                    pressure = pressure or rule == "BP06"
+            # Configuration as SMF shows it: below the bar (QPSTLOC off), page fixing (QPSTF4KB).
+            previous = row_of.get((qm[i], int(pool[i]), int(k[i]) - 1))
+            below_large = not above[i] and role == "LONG" and level("BP13", nbuf[i]) is not None
+            was = previous is not None and not above[previous] and level("BP13", nbuf[previous]) is not None
+            if below_large and not was:
+                self.fire(
+                    "BP13",
+                    "info",
+                    *args,
+                    int(nbuf[i]),
+                    f"LONG pool below the bar, QPSTNBUF {threshold_text('BP13', 'info')}",
+                )
+            if not above[i] and pressure:
+                self.fire(
+                    "BP15", self.p["BP15"]["base_severity"], *args, int(cbsl[i]), "below the bar with BP04 / BP06"
+                )
+            sustained = previous is not None and level("BP16", rate[previous]) is not None
+            if not fixed[i] and sustained and level("BP16", rate[i]):
+                self.fire(
+                    "BP16", "info", *args, float(rate[i]), f"(QPSTRIO + QPSTTPW) / T {threshold_text('BP16', 'info')}"
+                )
 
     def _restart_phase(self, qm, obj, k, active, rule) -> np.ndarray:
         """Rows in their object's restart phase: from the queue manager's first interval (the

@@ -640,6 +640,8 @@ class Simulation:
                 "QPSTSOS",
             )
         }
+        cols["QPSTLOC"] = np.ones(n_pools, bool)  # above the bar (an injection may say otherwise)
+        cols["QPSTF4KB"] = np.array([r == "SHORT" for r in qm.pool_roles])
         dwp_pages = np.zeros(n_pools, np.int64)
         read_pages = np.zeros(n_pools, np.int64)
         for i, pool in enumerate(qm.pools):
@@ -688,8 +690,6 @@ class Simulation:
             dwp_pages[i] = tpw
             read_pages[i] = rio
         cols["QPSTPOOL"] = qm.pools.astype(np.int64)
-        cols["QPSTLOC"] = np.ones(n_pools, bool)
-        cols["QPSTF4KB"] = np.array([r == "SHORT" for r in qm.pool_roles])
         return {"QPST": cols, "written": dwp_pages, "read": read_pages}
 
     # ------------------------------------------------------------------------------------------
