@@ -49,6 +49,12 @@ CLUSTER_REASON = (
 # (pattern on the command, what to do, why). The first match decides; no match: RUN.
 RULES = (
     (r"^bash \.ci/test\b", SKIP, "is the test run itself (ruff, sqlfluff, pytest): CI runs it"),
+    (
+        r"\bpip (wheel|install)\b|-m venv\b",
+        SLOW,
+        "builds and installs the wheel in a new virtual environment (minutes); tests/udfs/test_wheel.py does "
+        "the same by default",
+    ),
     (r"\bmqsmf cluster\b|--target cluster", SKIP, CLUSTER_REASON),
     (r"^bash \.ci/main\b", SLOW, "the whole main job (generate a QSG day, load, dbt build, gate, report)"),
     (r"--preset large-day", SLOW, "writes the 368 MiB large day"),
@@ -57,8 +63,10 @@ RULES = (
     (r"^mqsmf check\b(?!.*--list)", SLOW, "a Spark application (the gate walk-through runs by default)"),
     (r"^mqsmf load\b", SLOW, "a Spark application (the gate walk-through runs by default)"),
 )
-# The gate walk-through (a block that loads its own data) runs by default, Spark or not.
+# A block that loads its own data (the gate walk-through, the quick start) runs its load and check
+# lines by default, although they are Spark applications.
 WALKTHROUGH = r"^mqsmf load\b"
+WALKTHROUGH_RUNS = r"^mqsmf (load|check)\b"
 SPARK = r"^(mqsmf (load|check(?!.*--list)|report|run)|dbt|bash \.ci/main)\b"
 # Files the README's commands name as the user's own dumps; the test provides them (small days).
 USER_FILES = ("dump.dat", "dumps/day1.dat", "dumps/day2.dat")
@@ -111,8 +119,12 @@ def decide(cmd: Command, block: list[Command]) -> tuple[str, str]:
         return SKIP, CLUSTER_REASON
     for pattern, what, why in RULES:
         if re.search(pattern, cmd.text):
-            if what == SLOW and any(re.search(WALKTHROUGH, c.text) for c in block) and pattern != r"^dbt\b":
-                return RUN, "the gate walk-through"
+            if (
+                what == SLOW
+                and re.search(WALKTHROUGH_RUNS, cmd.text)
+                and any(re.search(WALKTHROUGH, c.text) for c in block)
+            ):
+                return RUN, "a block that loads its own data"
             return what, why
     return RUN, ""
 
@@ -190,31 +202,46 @@ def _tail(text: str, n: int = 12) -> str:
     return "\n".join(text.strip().splitlines()[-n:])
 
 
-def run_plan(
-    project: Path, env: dict, modes: tuple[str, ...]
-) -> tuple[list[str], dict[str, subprocess.CompletedProcess]]:
-    """Run the commands whose decision is in ``modes``; a failing line stops its block."""
-    failures, done, broken = [], {}, set()
-    walkthrough = {c.block for c in commands() if re.search(WALKTHROUGH, c.text)}
+def block_script(cmds: list[Command]) -> str:
+    """The block's lines verbatim in one shell (so `cd`, `export` and `eval` carry to the next
+    line, as when a user pastes the block), each followed by a check of its exit status."""
+    lines = []
+    for cmd in cmds:
+        lines.append(cmd.text)
+        lines.append(
+            f'__rc=$?; if [ "$__rc" -ne {cmd.expected} ]; then echo "@@README {cmd.line} EXIT $__rc" >&2; exit 97; fi'
+        )
+    return "\n".join(lines) + "\n"
+
+
+def run_plan(project: Path, env: dict, modes: tuple[str, ...]):
+    """Run, block by block, the lines whose decision is in ``modes``. Returns the failures, the
+    commands run, and the failures of the gate walk-through's block (the one writing a baseline)."""
+    failures, done, gate = [], [], []
+    blocks: dict[int, list] = {}
     for cmd, what, why in plan(commands()):
         label = f"{what:4s} {cmd.where:42s} {cmd.text}" + (f"   [{why}]" if why and what != RUN else "")
         print(label)
-        if what not in modes or cmd.block in broken:
+        blocks.setdefault(cmd.block, []).append((cmd, what))
+    for entries in blocks.values():
+        cmds = [cmd for cmd, what in entries if what in modes]
+        if not cmds:
             continue
-        proc = bash(cmd.text, project, env)
-        done[cmd.text] = proc
-        if proc.returncode != cmd.expected:
-            broken.add(cmd.block)
-            failures.append(
-                f"{cmd.where}: `{cmd.text}` exited {proc.returncode}, the README says {cmd.expected}\n"
+        proc = bash(block_script(cmds), project, env)
+        failed = re.search(r"@@README (\d+) EXIT (\d+)", proc.stderr)
+        ran = cmds if not failed else [c for c in cmds if c.line <= int(failed.group(1))]
+        done.extend(c.text for c in ran)
+        if proc.returncode != 0:
+            cmd = ran[-1] if failed else cmds[-1]
+            rc = int(failed.group(2)) if failed else proc.returncode
+            message = (
+                f"{cmd.where}: `{cmd.text}` exited {rc}, the README says {cmd.expected}\n"
                 f"--- stdout:\n{_tail(proc.stdout)}\n--- stderr:\n{_tail(proc.stderr)}"
             )
-    return failures, done, [f for f in failures if _block_of(f) in walkthrough]
-
-
-def _block_of(failure: str) -> int:
-    where = failure.split(": ", 1)[0]
-    return next(c.block for c in commands() if c.where == where)
+            failures.append(message)
+            if any("--write-baseline" in c.text for c in cmds):
+                gate.append(message)
+    return failures, done, gate
 
 
 # ----------------------------------------------------------------------------------------------
