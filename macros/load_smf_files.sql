@@ -3,7 +3,9 @@
     scheduler that loads once (mqsmf load) and then runs dbt several times does not load again;
     `dbt run-operation load_smf_files` also makes sure every raw table exists when nothing is loaded.
     The statements come from the mqsmf data source (structure '_load_sql'), which writes them with
-    mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. -#}
+    mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
+    query whose rows are more statements (the staging statements, written once the files are
+    decoded), run in its place. -#}
 {% macro load_smf_files(only_when_paths=false) %}
     {%- set paths = var('smf_paths', []) -%}
     {%- if paths is string -%}
@@ -26,14 +28,20 @@
             'create or replace temporary view ' ~ plan_view
             ~ ' using mqsmf options (' ~ option_list | join(', ') ~ ')'
         ) -%}
-        {%- set plan = run_query('select step, label, statement from ' ~ plan_view ~ ' order by step') -%}
+        {%- set plan = run_query('select step, label, statement, kind from ' ~ plan_view ~ ' order by step') -%}
         {%- set total = plan.rows | length -%}
         {%- if paths -%}
             {%- do log('mqsmf: loading ' ~ paths | join(', ') ~ ' (load ' ~ invocation_id ~ ')', info=true) -%}
         {%- endif -%}
-        {%- for step, label, statement in plan.rows -%}
-            {%- do log('mqsmf: [' ~ step ~ '/' ~ total ~ '] ' ~ label, info=label.startswith(('decode', 'load'))) -%}
-            {%- do run_query(statement) -%}
+        {%- for step, label, statement, kind in plan.rows -%}
+            {%- do log('mqsmf: [' ~ step ~ '/' ~ total ~ '] ' ~ label, info=label.startswith(('decode', 'stage', 'publish'))) -%}
+            {%- set result = run_query(statement) -%}
+            {%- if kind == 'expand' -%}
+                {%- for label2, statement2 in result.rows -%}
+                    {%- do log('mqsmf:   ' ~ label2, info=label2.startswith('stage')) -%}
+                    {%- do run_query(statement2) -%}
+                {%- endfor -%}
+            {%- endif -%}
         {%- endfor -%}
         {%- do run_query('drop view if exists ' ~ plan_view) -%}
     {%- endif -%}

@@ -128,7 +128,8 @@ renamed as (
         lmslsmxw as blob_list_sql_time_max_us,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

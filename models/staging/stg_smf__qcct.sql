@@ -44,7 +44,8 @@ renamed as (
         qcctslim as storage_limit_64bit,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

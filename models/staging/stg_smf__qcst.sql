@@ -76,7 +76,8 @@ renamed as (
         qcstrver as remote_product_version,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -38,7 +38,8 @@ renamed as (
         qctwttm as wait_time_us,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -39,7 +39,8 @@ renamed as (
         qctchln as channels,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

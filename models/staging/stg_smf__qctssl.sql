@@ -40,7 +40,8 @@ renamed as (
         qctlsdu as longest_request_us,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -103,7 +103,8 @@ renamed as (
         qesdencf as is_encrypted,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

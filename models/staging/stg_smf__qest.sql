@@ -44,7 +44,8 @@ renamed as (
         qestmlus as elements_in_use_max,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

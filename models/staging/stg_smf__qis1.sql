@@ -58,7 +58,8 @@ renamed as (
         qis1encf as is_encrypted,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -50,7 +50,8 @@ renamed as (
         qistgetb as get_from_buffer_pool_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

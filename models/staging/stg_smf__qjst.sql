@@ -135,7 +135,8 @@ renamed as (
         qjsthle as new_active_log_zhyperlink_enabled_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

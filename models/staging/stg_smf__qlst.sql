@@ -36,7 +36,8 @@ renamed as (
         qlstrell as lock_release_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

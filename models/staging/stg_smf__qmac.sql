@@ -42,7 +42,8 @@ renamed as (
         qmacgetd as get_size_10000_plus_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

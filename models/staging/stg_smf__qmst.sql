@@ -81,7 +81,8 @@ renamed as (
         qmstobcd as otel_ims_bridge_context_discarded_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -52,7 +52,8 @@ renamed as (
         qpstf4kb as is_page_fixed,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -122,7 +122,8 @@ renamed as (
         qqstosfs as otel_span_storage_limit_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

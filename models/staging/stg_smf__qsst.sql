@@ -49,7 +49,8 @@ renamed as (
         qsstabnd as storage_abend_count,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

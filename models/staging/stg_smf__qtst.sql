@@ -52,7 +52,8 @@ renamed as (
         qtstetto as publish_time_total_us,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -47,7 +47,8 @@ renamed as (
         wtidwtas as wtas_address,
         load_id,
         loaded_at,
-        source_sha256
+        source_sha256,
+        interval_date
     from source
 )
 

@@ -26,7 +26,7 @@ from .smf_samples import sample
 
 pytestmark = pytest.mark.spark
 RAW = "test_load_raw"
-NOT_COMPARED = ["source_file", "record_offset", "load_id", "loaded_at", "source_sha256"]
+NOT_COMPARED = ["source_file", "record_offset", "load_id", "loaded_at", "source_sha256", "interval_date"]
 
 
 def natural_keys(table: pa.Table, structure: str) -> list[tuple]:
@@ -88,12 +88,14 @@ def test_every_raw_table_exists_with_the_contract_columns(spark, loads):
         assert got == [(f.name, load.spark_type(f.type)) for f in schema], table
     assert load.raw_tables()[load.AUDIT_TABLE].names == [
         "load_id", "loaded_at", "source_file", "file_size", "source_sha256", "framing", "smf_type", "smf_subtype",
-        "records_read", "records_decoded", "records_quarantined", "records_skipped", "records_with_unexpected_id",
+        "records_read", "records_decoded", "records_quarantined", "records_skipped", "records_with_unexpected_id", "load_date",
     ]  # fmt: skip
     assert load.raw_tables()[load.QUARANTINE_TABLE].names == [
         "load_id", "loaded_at", "source_file", "source_sha256", "offset", "length", "smf_type", "smf_subtype",
-        "reason", "raw_bytes",
+        "reason", "raw_bytes", "load_date",
     ]  # fmt: skip
+    partitions = {r.partition.split("=")[0] for r in spark.sql(f"SHOW PARTITIONS {RAW}.qpst").collect()}
+    assert partitions == {"interval_date"}
 
 
 def test_overlapping_and_repeated_loads_never_duplicate_a_row(spark, loads, expected):

@@ -19,6 +19,7 @@ import os
 import sys
 import textwrap
 
+from ..warehouse import DEFAULT_DBT_SCHEMA, RAW_SCHEMA
 from .checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, ERROR, MARTS, RAW, SEVERITIES, STAGES, WARN
 
 ALL = "all"
@@ -57,13 +58,19 @@ def add_subcommand(subparsers) -> None:
     )
     p.add_argument("--strict", action="store_true", help="same as --fail-on warn")
     p.add_argument(
+        "--all",
+        action="store_true",
+        dest="check_all",
+        help="check all the data (default: what the loads since the stage's last gate run changed)",
+    )
+    p.add_argument(
         "--interval-tolerance",
         type=float,
         default=DEFAULT_INTERVAL_TOLERANCE_SECONDS,
         metavar="SECONDS",
         help=f"slack between consecutive intervals before a gap or overlap is reported (default {DEFAULT_INTERVAL_TOLERANCE_SECONDS:g})",
     )
-    p.add_argument("--raw-schema", default=None, help="schema of the raw tables (default smf_raw)")
+    p.add_argument("--raw-schema", default=None, help=f"schema of the raw tables (default {RAW_SCHEMA})")
     p.add_argument(
         "--marts-schema", default=None, help="schema of the dbt marts (default <MQSMF_SCHEMA or mqsmf>_marts)"
     )
@@ -138,7 +145,7 @@ def format_result(result) -> str:
     lines.append(
         f"mqsmf check --stage {result.stage}: {verdict}: {len(failed_errors)} error and {len(failed_warnings)} warning "
         f"checks failed of {len(ran)} run ({len(result.outcomes) - len(ran)} skipped) on {result.rows_checked:,} rows, "
-        f"{result.seconds:.1f} s, run {result.run_id}"
+        f"{result.seconds:.1f} s, run {result.run_id}, scope {result.scope}"
     )
     for frame, reason in result.skipped_frames.items():
         lines.append(f"  skipped {frame}: {reason}")
@@ -183,7 +190,7 @@ def _table(outcome) -> str:
 def marts_schema_default() -> str:
     import os
 
-    return f"{os.environ.get('MQSMF_SCHEMA', 'mqsmf')}_marts"
+    return f"{os.environ.get('MQSMF_SCHEMA', DEFAULT_DBT_SCHEMA)}_marts"
 
 
 class CheckError(Exception):
@@ -252,12 +259,12 @@ def _run(args: argparse.Namespace) -> int:
 
     _require_warehouse(project)
     from ..spark.session import local_session
-    from .gate import GateError, run_gate
+    from .gate import GateError, Scope, changed_scope, run_gate
 
     # JSON on stdout is for scripts: the readable report goes to stderr then.
     report = sys.stderr if outputs["json"] == "-" else sys.stdout
     stages = STAGES if args.stage == ALL else (args.stage,)
-    schemas = {RAW: args.raw_schema or "smf_raw", MARTS: args.marts_schema or marts_schema_default()}
+    schemas = {RAW: args.raw_schema or RAW_SCHEMA, MARTS: args.marts_schema or marts_schema_default()}
     try:
         spark = local_session(project)
     except Exception as e:
@@ -268,6 +275,7 @@ def _run(args: argparse.Namespace) -> int:
         if only == []:
             continue  # --check named no check of this stage
         try:
+            scope = Scope() if args.check_all else changed_scope(spark, stage, schemas[RAW], args.quality_schema)
             result = run_gate(
                 spark,
                 stage,
@@ -281,6 +289,7 @@ def _run(args: argparse.Namespace) -> int:
                 strict=fail_on == WARN,
                 sample_rows=args.rows,
                 keys=bool(baseline is not None or outputs["write_baseline"]),
+                scope=scope,
             )
         except GateError as e:
             raise CheckError(f"--stage {stage}: {e}") from None

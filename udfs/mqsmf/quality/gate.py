@@ -20,7 +20,16 @@ Tables written (parquet, schema ``mqsmf_quality`` by default, partitioned by ``s
 replaces its stage's partition and keeps the other stage's):
 
 - ``dq_violations``: one row per violating row and check (see ``VIOLATIONS_COLUMNS``);
-- ``dq_check_results``: one row per check of the run: rows evaluated, violations, status.
+- ``dq_check_results``: one row per check of the run: rows evaluated, violations, status;
+- ``dq_check_history``: one row per check of *every* run, never replaced (run id, time, stage,
+  scope, check, passed, violations): when a check started failing.
+
+Scope. By default ``mqsmf check`` checks what changed since the stage's last gate run: the
+interval dates the loads since then carried (``smf_raw.smf_load_dates``), i.e. the partitions of
+the raw tables and incremental marts those loads touched, plus those loads' audit and quarantine
+rows; tables without ``interval_date`` (dimensions, the advisories) are checked whole. ``--all``
+checks everything. A check that compares neighbouring intervals sees no neighbour outside the
+scope, so a gap just before the first date checked is found by ``--all`` only.
 
 The violating rows themselves stay in the raw tables and marts: the gate never deletes or hides
 anything.
@@ -39,14 +48,15 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from ..warehouse import DEFAULT_DBT_SCHEMA, QUALITY_SCHEMA, RAW_SCHEMA
 from .checks import ERROR, MARTS, RAW, STAGES, VIEW_PREFIX, WARN, Catalogue, Check, Frame, catalogue
 from .rules import gx_row_condition, literal, quote
 
-QUALITY_SCHEMA = "mqsmf_quality"
 VIOLATIONS_TABLE = "dq_violations"
 RESULTS_TABLE = "dq_check_results"
+HISTORY_TABLE = "dq_check_history"
 DEFAULT_DOCS_DIR = "target/data_docs"
-DEFAULT_SCHEMAS = {RAW: "smf_raw", MARTS: "mqsmf_marts"}
+DEFAULT_SCHEMAS = {RAW: RAW_SCHEMA, MARTS: f"{DEFAULT_DBT_SCHEMA}_marts"}
 
 # dq_violations: (column, Spark type, meaning). ``stage`` is the partition column, last.
 VIOLATIONS_COLUMNS = (
@@ -80,6 +90,69 @@ RESULTS_COLUMNS = (
     ("violations", "BIGINT", "Rows listed in dq_violations"),
     ("stage", "STRING", "raw or marts"),
 )
+
+HISTORY_COLUMNS = (
+    ("run_id", "STRING", "Gate run"),
+    ("checked_at", "TIMESTAMP", "When the run started (UTC)"),
+    ("stage", "STRING", "raw or marts"),
+    ("scope", "STRING", "all, or the interval dates checked (what the loads since the last run changed)"),
+    ("check_name", "STRING", "Check of the catalogue"),
+    ("severity", "STRING", "error or warn"),
+    ("status", "STRING", "passed, failed, or skipped"),
+    ("passed", "BOOLEAN", "false when the check found violations"),
+    ("violations", "BIGINT", "Violating rows found in the scope"),
+)
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a gate run checks: everything (``dates is None``) or the rows of some interval dates
+    (and the audit and quarantine rows of some loads)."""
+
+    dates: tuple[str, ...] | None = None  # ISO dates
+    load_ids: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        if self.dates is None:
+            return ALL
+        return "dates " + (",".join(self.dates) if self.dates else "(none)")
+
+    def restrict(self, spark, tables: Mapping[str, str]) -> dict[str, str]:
+        """The tables as subqueries of the scope's rows (tables it does not bound stay whole)."""
+        if self.dates is None:
+            return dict(tables)
+        out = {}
+        for name, qualified in tables.items():
+            columns = {c.lower() for c in spark.table(qualified).columns}
+            if "interval_date" in columns:
+                days = ", ".join(f"DATE {literal(d)}" for d in self.dates) or "NULL"
+                out[name] = f"(SELECT * FROM {qualified} WHERE interval_date IN ({days}))"
+            elif "load_id" in columns and "loaded_at" in columns:  # audit, quarantine, load dates
+                ids = ", ".join(literal(i) for i in self.load_ids) or "NULL"
+                out[name] = f"(SELECT * FROM {qualified} WHERE load_id IN ({ids}))"
+            else:
+                out[name] = qualified
+        return out
+
+
+def changed_scope(spark, stage: str, raw_schema: str = RAW_SCHEMA, quality_schema: str = QUALITY_SCHEMA) -> Scope:
+    """The interval dates and loads since the stage's last gate run (all of them if it never ran)."""
+    from ..warehouse import LOAD_DATES_TABLE, qualified
+
+    history = f"{quote(quality_schema)}.{quote(HISTORY_TABLE)}"
+    since = "timestamp '1900-01-01 00:00:00'"
+    if spark.catalog.tableExists(f"{quality_schema}.{HISTORY_TABLE}"):
+        since = f"(SELECT coalesce(max(checked_at), {since}) FROM {history} WHERE stage = {literal(stage)})"
+    if not spark.catalog.tableExists(f"{raw_schema}.{LOAD_DATES_TABLE}"):
+        return Scope()
+    rows = spark.sql(
+        f"SELECT DISTINCT load_id, CAST(interval_date AS STRING) AS d FROM {qualified(raw_schema, LOAD_DATES_TABLE)} "
+        f"WHERE loaded_at > {since}"
+    ).collect()
+    return Scope(tuple(sorted({r.d for r in rows if r.d})), tuple(sorted({r.load_id for r in rows})))
+
 
 _GX_SEVERITY = {ERROR: "critical", WARN: "warning"}
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -116,6 +189,7 @@ class GateResult:
     frame_rows: dict[str, int] = field(default_factory=dict)  # rows of each frame checked
     # Identity of every violation (verdict.violation_key), when run_gate(keys=True): for baselines.
     violation_keys: list[tuple] | None = None
+    scope: str = ALL  # what was checked: all, or the interval dates (Scope.text)
 
     @property
     def rows_checked(self) -> int:
@@ -302,6 +376,7 @@ def run_gate(
     cat: Catalogue | None = None,
     threads: int = 4,
     keys: bool = False,
+    scope: Scope | None = None,
 ) -> GateResult:
     """Run one stage's checks. ``severities`` overrides check severities by name; ``strict`` makes
     warnings fail the gate too; ``keys`` collects every violation's identity (for baselines). A
@@ -335,11 +410,12 @@ def run_gate(
     context = None
     parallelism = max(1, spark.sparkContext.defaultParallelism)
     in_schema = existing_tables(spark, schemas[stage])
+    scope = scope or Scope()
     try:
         prepared = []  # (frame, its checks, cached DataFrame, view, checkpoint)
         for frame in cat.frames.values():
             frame_checks = cat.frame_checks(frame.name)
-            tables = {t: q for t, q in in_schema.items() if t in frame.tables}
+            tables = scope.restrict(spark, {t: q for t, q in in_schema.items() if t in frame.tables})
             base = frame.build(tables, spark) if tables else None
             if base is None:
                 reason = f"no table {' / '.join(f'{schemas[stage]}.{t}' for t in frame.tables[:3])}" + (
@@ -389,6 +465,7 @@ def run_gate(
         table = None
         if write:
             table = write_tables(spark, stage, quality_schema, violations, outcomes, run_id, checked_at_us)
+            write_history(spark, stage, quality_schema, outcomes, run_id, checked_at_us, scope)
         if violations is not None:
             violations.unpersist()
         docs_index = None
@@ -407,10 +484,12 @@ def run_gate(
             df.unpersist()
 
     ordered = [outcomes[c.name] for c in cat.checks]
-    return GateResult(
+    result = GateResult(
         stage, run_id, checked_at, ordered, time.monotonic() - started, docs_index, table, skipped, strict, frame_rows,
         violation_keys,
     )  # fmt: skip
+    result.scope = scope.text
+    return result
 
 
 def _exception_text(info: dict) -> str:
@@ -475,6 +554,26 @@ def _violation_keys(violations) -> list[tuple]:
 
 def _ddl(columns) -> str:
     return ", ".join(f"{quote(name)} {typ} COMMENT {literal(doc)}" for name, typ, doc in columns)
+
+
+def write_history(spark, stage, schema, outcomes, run_id, checked_at_us, scope: Scope) -> None:
+    """Append the run's outcome of every check to dq_check_history (never replaced)."""
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote(schema)}")
+    table = f"{quote(schema)}.{quote(HISTORY_TABLE)}"
+    spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {table} ({_ddl(HISTORY_COLUMNS)}) USING parquet "
+        f"COMMENT {literal('mqsmf data-quality gate: one row per check of every run (history)')}"
+    )
+    rows = [
+        f"({literal(run_id)}, timestamp_micros({checked_at_us}), {literal(stage)}, {literal(scope.text)}, "
+        f"{literal(o.check.name)}, {literal(o.check.severity)}, {literal(o.status)}, "
+        f"{literal(o.status != 'failed')}, {int(o.violations)})"
+        for o in outcomes.values()
+    ]
+    if rows:
+        cols = ", ".join(quote(c[0]) for c in HISTORY_COLUMNS)
+        # One statement, one small file: a run's history is all there or not at all.
+        spark.sql(f"INSERT INTO {table} SELECT /*+ COALESCE(1) */ * FROM VALUES {', '.join(rows)} AS t({cols})")
 
 
 def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_us) -> str:

@@ -22,6 +22,8 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+from ..warehouse import ident, literal  # noqa: F401  (literal: re-exported for the gate)
+
 # SQL and GX spellings of the comparison operators a condition may use.
 _OPERATORS = {
     "==": ("=", operator.eq),
@@ -34,19 +36,8 @@ _OPERATORS = {
 
 
 def quote(column: str) -> str:
-    """A column reference in Spark SQL."""
-    return f"`{column}`"
-
-
-def literal(value: Any) -> str:
-    """A Python value as a Spark SQL literal."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    raise TypeError(f"no SQL literal for {value!r}")
+    """A column reference in Spark SQL (backquotes in the name doubled)."""
+    return ident(column)
 
 
 def _shown(value: Any) -> str:

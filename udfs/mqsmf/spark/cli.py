@@ -16,6 +16,7 @@ import os
 import sys
 
 from ..framing import FRAMINGS
+from ..warehouse import RAW_SCHEMA
 
 
 def add_subcommand(subparsers) -> None:
@@ -51,7 +52,7 @@ def _add_load(subparsers) -> None:
         default="auto",
         help="how records are delimited in the files (default auto: detected per file)",
     )
-    p.add_argument("--raw-schema", default="smf_raw", help="schema of the raw tables (dbt var raw_schema)")
+    p.add_argument("--raw-schema", default=RAW_SCHEMA, help="schema of the raw tables (dbt var raw_schema)")
     p.add_argument("--project-dir", help="the dbt project (default: $MQSMF_PROJECT_DIR, or found from here)")
     p.add_argument(
         "--split-mb",

@@ -14,8 +14,8 @@ Options:
 - ``structure``: a structure of ``mqsmf.layouts`` (any case), or a pseudo-structure:
   ``_audit`` (records read, decoded, quarantined and skipped per file, SMF type and subtype),
   ``_quarantine`` (bad spans: file, digest, offset, length, type, subtype, reason, raw bytes),
-  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``) and ``_release`` (ends a
-  load's spool).
+  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``), ``_stage_sql`` (a load's
+  staging statements, written from its spool) and ``_release`` (ends a load's spool).
 - ``framing``: auto (default), rdw, bdw or nordw.
 - ``split_bytes``: RDW files larger than this are read as several partitions (default 64 MiB;
   0 = one partition per file).
@@ -42,8 +42,11 @@ from . import parts
 
 FORMAT = "mqsmf"
 LOAD_SQL = "_load_sql"
+STAGE_SQL = "_stage_sql"
 RELEASE = "_release"
-LOAD_SQL_SCHEMA = pa.schema([("step", pa.int32()), ("label", pa.string()), ("statement", pa.string())])
+LOAD_SQL_SCHEMA = pa.schema(
+    [("step", pa.int32()), ("label", pa.string()), ("statement", pa.string()), ("kind", pa.string())]
+)
 RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
 
 
@@ -79,13 +82,13 @@ class MqsmfDataSource(DataSource):
 
     def _target(self) -> str:
         name = self.options.get("structure")
-        if name and name.lower() in (LOAD_SQL, RELEASE):
+        if name and name.lower() in (LOAD_SQL, STAGE_SQL, RELEASE):
             return name.lower()
         return parts.structure_name(name)
 
     def _arrow_schema(self) -> pa.Schema:
         target = self._target()
-        if target == LOAD_SQL:
+        if target in (LOAD_SQL, STAGE_SQL):
             return LOAD_SQL_SCHEMA
         if target == RELEASE:
             return RELEASE_SCHEMA
@@ -96,8 +99,8 @@ class MqsmfDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         target = self._target()
-        if target == LOAD_SQL:
-            return LoadSqlReader(self.options)
+        if target in (LOAD_SQL, STAGE_SQL):
+            return LoadSqlReader(self.options, target)
         if target == RELEASE:
             return ReleaseReader(self.options)
         return StructureReader(self.options, target, self._arrow_schema())
@@ -130,23 +133,26 @@ class StructureReader(DataSourceReader):
 
 
 class LoadSqlReader(DataSourceReader):
-    """The statements of one load, in order (``step``), for the dbt macro to run one by one."""
+    """The statements of one load (``_load_sql``) or of its staging (``_stage_sql``), in order
+    (``step``), for the dbt macro to run one by one."""
 
-    def __init__(self, options: Mapping[str, str]) -> None:
+    def __init__(self, options: Mapping[str, str], target: str = LOAD_SQL) -> None:
         self.options = dict(options)
+        self.target = target
 
     def partitions(self) -> list[InputPartition]:
         return [InputPartition(None)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from .load import plan_from_options
+        from .load import plan_from_options, stage_plan
 
-        steps = plan_from_options(self.options)
+        steps = plan_from_options(self.options) if self.target == LOAD_SQL else stage_plan(self.options)
         yield pa.RecordBatch.from_pydict(
             {
                 "step": list(range(1, len(steps) + 1)),
                 "label": [s.label for s in steps],
                 "statement": [s.sql for s in steps],
+                "kind": [s.kind for s in steps],
             },
             schema=LOAD_SQL_SCHEMA,
         )

@@ -1,42 +1,46 @@
-"""Loading SMF dumps into the raw warehouse tables: the table contract and the SQL of a load.
+"""Loading SMF dumps into the raw warehouse tables: the SQL of a load, crash-safe and incremental.
 
-Contract (what the dbt models and the quality gate rely on). In schema ``smf_raw`` (dbt var
-``raw_schema``), as parquet tables that always exist after any load or dbt run, empty or not:
-
-- one table per structure of ``mqsmf.layouts``, named by the lower-case structure name
-  (``smf_raw.qpst``, ``smf_raw.qqst``, ...): the columns of ``mqsmf.decode.arrow_schema(name)``,
-  then ``load_id`` (string), ``loaded_at`` (timestamp) and ``source_sha256`` (string, of the file
-  the row came from);
-- ``perfm_event``: queue depth event messages from dmpmqmsg dumps loaded in the same paths (a file
-  is a dump when ``mqsmf.pcf.is_dump_file`` says so): ``mqsmf.pcf.arrow_schema()`` plus the same
-  three load columns; natural key ``mqsmf.pcf.reader.NATURAL_KEY``; its audit rows have framing
-  ``dmpmqmsg`` and NULL SMF type and subtype;
-- ``smf_load_audit``: one row per load x file x SMF type x subtype: ``load_id, loaded_at,
-  source_file, file_size, source_sha256, framing, smf_type, smf_subtype, records_read,
-  records_decoded, records_quarantined, records_skipped, records_with_unexpected_id`` (decoded
-  records with a structure whose identifier is not the layout's: a warning). Framing-level damage (and a file with
-  no records at all) has NULL type and subtype; records without a subtype have subtype -1. Every
-  load adds its rows, also when it re-loads a file;
-- ``smf_quarantine``: ``load_id, loaded_at, source_file, source_sha256, offset, length, smf_type,
-  smf_subtype, reason, raw_bytes``, one row per bad span of a file's content.
+The tables and their columns are the warehouse contract (``mqsmf.warehouse``): one parquet table
+per structure partitioned by ``interval_date``, plus audit, quarantine and load dates partitioned
+by ``load_date``.
 
 Idempotence. A structure row is identified by its natural key: ``qmgr``, ``smf_subtype``,
 ``coalesce(interval_start, record_stck)`` and the structure's ``natural_key`` columns from
-``structures.csv``. A load inserts only rows whose key is not in the table yet and keeps one row per
-key within the load (the first by file and offset), so loading a file twice, or files that overlap,
-never duplicates a row. Quarantine rows are identified by (source_sha256, offset, length).
+``structures.csv``. The key fixes the row's ``interval_date``, so a load compares its rows only
+with the partitions of the dates it carries: loading a file twice, or files that overlap, never
+duplicates a row, and the work of a load is the size of its own dates, not of the history.
+Within a load one row per key is kept (the first by file and offset). Quarantine rows are
+identified by (source_sha256, offset, length).
 
-One SQL, two callers. :func:`load_plan` writes the statements of a load: create what is missing, a
-temporary view ``USING mqsmf`` per structure (plus ``_audit`` and ``_quarantine``), an
-``INSERT ... LEFT ANTI JOIN`` per table, clean-up. ``mqsmf load`` / :func:`load_files` run them
-through a SparkSession; the dbt on-run-start macro ``load_smf_files`` reads the very same statements
-from the data source (``structure '_load_sql'``) and runs them through dbt's connection.
+Crash safety (parquet only, no table format). A load never writes a raw table directly. It
+
+1. *stages*: for every table, the complete new content of each partition it changes (its new rows
+   plus the rows already there) goes to the table of the same name in ``<raw_schema>_load``;
+2. *commits*: one row (the load id) is appended to ``<raw_schema>_load.load_commit`` (one file);
+3. *publishes*: ``INSERT OVERWRITE ... PARTITION (<column>)`` (dynamic partition overwrite)
+   replaces exactly the staged partitions of each raw table, then empties the staging tables.
+
+Every load starts by publishing whatever a previous load staged and committed (a no-op when the
+staging tables are empty or there is no commit row), then empties the staging tables. A load killed
+before its commit row leaves the raw tables untouched; killed after it, the next load finishes its
+publication from the staged content. Publishing a partition twice writes the same rows, so
+being killed half-way through a publication (even inside Spark's delete-then-rename of one
+partition) loses nothing. The audit rows of a load are published with its data: a load that died
+left no audit rows, the load that completes it has them all.
+
+One SQL, two callers. :func:`load_plan` writes the statements: create what is missing, recover,
+a temporary view ``USING mqsmf`` over the files, and one *expand* step whose query (the data
+source's ``_stage_sql``, read after the files are decoded into the spool) returns the staging
+statements with the load's dates as literals. ``mqsmf load`` / :func:`load_files` run them through
+a SparkSession; the dbt on-run-start macro ``load_smf_files`` reads the very same plan (``_load_sql``)
+and runs it through dbt's connection.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 import uuid
@@ -44,40 +48,43 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-import pyarrow as pa
-
 from ..decode import arrow_schema
 from ..layouts import layouts
 from ..pcf import reader as events
+from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the loader's callers know it)
+    AUDIT_TABLE,
+    INTERVAL_DATE,
+    LOAD_DATE,
+    LOAD_DATES_TABLE,
+    LOAD_ID,
+    LOADED_AT,
+    QUARANTINE_TABLE,
+    RAW_SCHEMA,
+    SOURCE_SHA256,
+    ident,
+    literal,
+    loaded_structures,
+    partition_date_sql,
+    qualified,
+    raw_table,
+    raw_tables,
+    structure_tables,
+)
 from . import parts
 
-RAW_SCHEMA = "smf_raw"
-AUDIT_TABLE = "smf_load_audit"
-QUARANTINE_TABLE = "smf_quarantine"
-LOAD_ID = pa.field("load_id", pa.string())
-LOADED_AT = pa.field("loaded_at", pa.timestamp("us", tz="UTC"))
-SOURCE_SHA256 = pa.field("source_sha256", pa.string())
 VIEW_PREFIX = "mqsmf_load_"
 OCCURRENCE = "mqsmf_occurrence"
+COMMIT_TABLE = "load_commit"
+# Test hook: SIGKILL the process (its whole group when it leads one) right after the step whose
+# label this names (the first one), to prove a load can die anywhere.
+KILL_AFTER_ENV = "MQSMF_TEST_KILL_AFTER_STEP"
+SQL, EXPAND = "sql", "expand"
+STAGE_SQL = "_stage_sql"  # the data source's pseudo-structure that writes the staging statements
 
 
-def raw_table(structure: str) -> str:
-    return structure.lower()
-
-
-def raw_tables() -> dict[str, pa.Schema]:
-    """Every raw table and its columns, in order: the structures, then audit and quarantine."""
-    out = {}
-    for name in sorted(layouts()):
-        schema = arrow_schema(name)
-        for f in (LOAD_ID, LOADED_AT, SOURCE_SHA256):
-            schema = schema.append(f)
-        out[raw_table(name)] = schema
-    # Queue depth event messages (mqsmf.pcf): loaded from dmpmqmsg dumps by the same statements.
-    out[raw_table(events.STRUCTURE)] = events.arrow_schema().append(LOAD_ID).append(LOADED_AT).append(SOURCE_SHA256)
-    out[AUDIT_TABLE] = pa.schema([LOAD_ID, LOADED_AT, *parts.AUDIT_SCHEMA])
-    out[QUARANTINE_TABLE] = pa.schema([LOAD_ID, LOADED_AT, *parts.QUARANTINE_ROWS_SCHEMA])
-    return out
+def stage_schema(raw_schema: str) -> str:
+    """Where a load stages what it will publish (see the module doc)."""
+    return f"{raw_schema}_load"
 
 
 def natural_key(structure: str) -> list[str]:
@@ -97,17 +104,7 @@ def natural_key(structure: str) -> list[str]:
 # SQL text
 # --------------------------------------------------------------------------------------------
 
-
-def ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def literal(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
-def _qualified(schema: str, table: str) -> str:
-    return f"{ident(schema)}.{ident(table)}"
+_qualified = qualified
 
 
 def _on(alias: str, expr: str) -> str:
@@ -124,15 +121,17 @@ def _on(alias: str, expr: str) -> str:
     return "".join(out)
 
 
-def spark_type(t: pa.DataType) -> str:
+def spark_type(t) -> str:
     from pyspark.sql.pandas.types import from_arrow_type
 
     return from_arrow_type(t, prefer_timestamp_ntz=True).simpleString()
 
 
-def create_table_sql(raw_schema: str, table: str, schema: pa.Schema) -> str:
+def create_table_sql(schema_name: str, table: str, schema, partitioned: bool = True) -> str:
+    """A raw table (partitioned by its last column) or, ``partitioned=False``, its staging table."""
     cols = ",\n".join(f"    {ident(f.name)} {spark_type(f.type)}" for f in schema)
-    return f"CREATE TABLE IF NOT EXISTS {_qualified(raw_schema, table)} (\n{cols}\n) USING parquet"
+    part = f" PARTITIONED BY ({ident(schema.names[-1])})" if partitioned else ""
+    return f"CREATE TABLE IF NOT EXISTS {qualified(schema_name, table)} (\n{cols}\n) USING parquet{part}"
 
 
 def view_sql(view: str, structure: str, options: Mapping[str, str]) -> str:
@@ -144,31 +143,86 @@ def _load_columns(load_id: str, loaded_at_us: int) -> list[str]:
     return [f"{literal(load_id)} AS {ident('load_id')}", f"timestamp_micros({loaded_at_us}) AS {ident('loaded_at')}"]
 
 
-def insert_structure_sql(raw_schema: str, structure: str, view: str, load_id: str, loaded_at_us: int) -> str:
-    """Rows of the view whose natural key is new: one per key, none already in the table."""
-    table = _qualified(raw_schema, raw_table(structure))
+def _load_date(loaded_at_us: int) -> str:
+    return f"to_date(timestamp_micros({loaded_at_us})) AS {ident(LOAD_DATE.name)}"
+
+
+def _date_list(dates: Sequence[str]) -> str:
+    return ", ".join(f"DATE {literal(d)}" for d in dates)
+
+
+def stage_structure_sql(
+    raw_schema: str, structure: str, view: str, load_id: str, loaded_at_us: int, dates: Sequence[str]
+) -> str:
+    """The load's rows whose natural key is new: one per key, none already in the table's
+    partitions of ``dates`` (the dates the load's rows carry), into the staging table."""
+    table = raw_table(structure)
     names = parts.schema_of(structure).names
     key = natural_key(structure)
-    target = ", ".join(ident(c) for c in [*names, LOAD_ID.name, LOADED_AT.name, SOURCE_SHA256.name])
+    day = INTERVAL_DATE.name
     select = ",\n    ".join(
-        [*(f"n.{ident(c)}" for c in names), *_load_columns(load_id, loaded_at_us), f"n.{ident('source_sha256')}"]
+        [
+            *(f"n.{ident(c)}" for c in names),
+            *_load_columns(load_id, loaded_at_us),
+            f"n.{ident(SOURCE_SHA256.name)}",
+            f"n.{ident(day)}",
+        ]
     )
     partition = ", ".join(_on("v", k) for k in key)
     order = ", ".join(f"v.{ident(c)}" for c in ("source_file", "record_offset", "entry_index") if c in names)
-    match = "\n    AND ".join(f"{_on('o', k)} <=> {_on('n', k)}" for k in key)
+    match = "\n    AND ".join([f"o.{ident(day)} = n.{ident(day)}", *(f"{_on('o', k)} <=> {_on('n', k)}" for k in key)])
     return (
-        f"INSERT INTO {table} ({target})\n"
+        f"INSERT OVERWRITE TABLE {qualified(stage_schema(raw_schema), table)}\n"
         f"SELECT\n    {select}\n"
         f"FROM (\n"
-        f"    SELECT v.*, row_number() OVER (PARTITION BY {partition} ORDER BY {order}) AS {ident(OCCURRENCE)}\n"
+        f"    SELECT v.*, {partition_date_sql(structure, 'v')} AS {ident(day)},\n"
+        f"        row_number() OVER (PARTITION BY {partition} ORDER BY {order}) AS {ident(OCCURRENCE)}\n"
         f"    FROM {ident(view)} AS v\n"
         f") AS n\n"
-        f"LEFT ANTI JOIN {table} AS o\n    ON {match}\n"
+        f"LEFT ANTI JOIN (\n"
+        f"    SELECT * FROM {qualified(raw_schema, table)} WHERE {ident(day)} IN ({_date_list(dates)})\n"
+        f") AS o\n    ON {match}\n"
         f"WHERE n.{ident(OCCURRENCE)} = 1"
     )
 
 
-def insert_audit_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int) -> str:
+def stage_kept_rows_sql(raw_schema: str, table: str, load_id: str, dates: Sequence[str]) -> str:
+    """The rows already in the partitions the load adds to: the rest of each staged partition."""
+    day = INTERVAL_DATE.name
+    changed = (
+        f"SELECT {ident(day)} FROM {qualified(stage_schema(raw_schema), LOAD_DATES_TABLE)} "
+        f"WHERE {ident('table_name')} = {literal(table)} AND {ident('load_id')} = {literal(load_id)} "
+        f"AND {ident('rows_added')} > 0"
+    )
+    cols = ", ".join(ident(c) for c in raw_tables()[table].names)
+    return (
+        f"INSERT INTO {qualified(stage_schema(raw_schema), table)}\n"
+        f"SELECT {cols} FROM {qualified(raw_schema, table)}\n"
+        f"WHERE {ident(day)} IN ({_date_list(dates)}) AND {ident(day)} IN ({changed})"
+    )
+
+
+def stage_load_dates_sql(raw_schema: str, dates: Mapping[str, Sequence[str]], load_id: str, loaded_at_us: int) -> str:
+    """One row per table x interval date the load's rows carry (``dates``: table -> ISO dates), with
+    the rows it adds there (0 where every row was already present)."""
+    stage = stage_schema(raw_schema)
+    day = ident(INTERVAL_DATE.name)
+    parts_ = [
+        f"SELECT {literal(t)} AS {ident('table_name')}, d.{day}, coalesce(n.{ident('rows_added')}, 0) AS "
+        f"{ident('rows_added')} FROM (SELECT explode(array({_date_list(days)})) AS {day}) AS d LEFT JOIN ("
+        f"SELECT {day}, count(*) AS {ident('rows_added')} FROM {qualified(stage, t)} "
+        f"WHERE {ident('load_id')} = {literal(load_id)} GROUP BY {day}) AS n ON n.{day} = d.{day}"
+        for t, days in dates.items()
+    ]
+    body = "\n    UNION ALL ".join(parts_) or (
+        f"SELECT CAST(NULL AS STRING) AS {ident('table_name')}, CAST(NULL AS DATE) AS {day}, "
+        f"CAST(NULL AS BIGINT) AS {ident('rows_added')} WHERE false"
+    )
+    cols = [*_load_columns(load_id, loaded_at_us), "d.*", _load_date(loaded_at_us)]
+    return f"INSERT OVERWRITE TABLE {qualified(stage, LOAD_DATES_TABLE)}\nSELECT {', '.join(cols)} FROM (\n    {body}\n) AS d"
+
+
+def stage_audit_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int) -> str:
     """One row per file x type x subtype (a large file's byte ranges are summed)."""
     group = ["source_file", "smf_type", "smf_subtype"]
     cols = []
@@ -179,26 +233,26 @@ def insert_audit_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int
             cols.append(f"sum({ident(f.name)}) AS {ident(f.name)}")
         else:
             cols.append(f"max({ident(f.name)}) AS {ident(f.name)}")  # the same in every range
-    target = ", ".join(ident(f.name) for f in raw_tables()[AUDIT_TABLE])
-    select = ",\n    ".join([*_load_columns(load_id, loaded_at_us), *cols])
+    select = ",\n    ".join([*_load_columns(load_id, loaded_at_us), *cols, _load_date(loaded_at_us)])
     return (
-        f"INSERT INTO {_qualified(raw_schema, AUDIT_TABLE)} ({target})\n"
+        f"INSERT OVERWRITE TABLE {qualified(stage_schema(raw_schema), AUDIT_TABLE)}\n"
         f"SELECT\n    {select}\n"
         f"FROM {ident(view)}\n"
         f"GROUP BY {', '.join(ident(c) for c in group)}"
     )
 
 
-def insert_quarantine_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int) -> str:
-    table = _qualified(raw_schema, QUARANTINE_TABLE)
+def stage_quarantine_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int) -> str:
+    table = qualified(raw_schema, QUARANTINE_TABLE)
     key = ["source_sha256", "offset", "length"]
     names = parts.QUARANTINE_ROWS_SCHEMA.names
-    target = ", ".join(ident(f.name) for f in raw_tables()[QUARANTINE_TABLE])
-    select = ",\n    ".join([*_load_columns(load_id, loaded_at_us), *(f"n.{ident(c)}" for c in names)])
+    select = ",\n    ".join(
+        [*_load_columns(load_id, loaded_at_us), *(f"n.{ident(c)}" for c in names), _load_date(loaded_at_us)]
+    )
     partition = ", ".join(f"v.{ident(c)}" for c in key)
     match = " AND ".join(f"o.{ident(c)} <=> n.{ident(c)}" for c in key)
     return (
-        f"INSERT INTO {table} ({target})\n"
+        f"INSERT OVERWRITE TABLE {qualified(stage_schema(raw_schema), QUARANTINE_TABLE)}\n"
         f"SELECT\n    {select}\n"
         f"FROM (\n"
         f"    SELECT v.*, row_number() OVER (PARTITION BY {partition} ORDER BY v.{ident('source_file')}) "
@@ -207,6 +261,28 @@ def insert_quarantine_sql(raw_schema: str, view: str, load_id: str, loaded_at_us
         f") AS n\n"
         f"LEFT ANTI JOIN {table} AS o ON {match}\n"
         f"WHERE n.{ident(OCCURRENCE)} = 1"
+    )
+
+
+def stage_same_day_sql(raw_schema: str, table: str, loaded_at_us: int) -> str:
+    """The rows of the load-date partition the load adds to (audit, quarantine, load dates)."""
+    cols = ", ".join(ident(c) for c in raw_tables()[table].names)
+    return (
+        f"INSERT INTO {qualified(stage_schema(raw_schema), table)}\n"
+        f"SELECT {cols} FROM {qualified(raw_schema, table)}\n"
+        f"WHERE {ident(LOAD_DATE.name)} = to_date(timestamp_micros({loaded_at_us}))"
+    )
+
+
+def publish_sql(raw_schema: str, table: str) -> str:
+    """Replace the raw table's partitions that the (committed) staging table holds, and only those."""
+    stage = stage_schema(raw_schema)
+    cols = ", ".join(ident(c) for c in raw_tables()[table].names)
+    part = ident(raw_tables()[table].names[-1])
+    return (
+        f"INSERT OVERWRITE TABLE {qualified(raw_schema, table)} PARTITION ({part})\n"
+        f"SELECT {cols} FROM {qualified(stage, table)}\n"
+        f"WHERE EXISTS (SELECT 1 FROM {qualified(stage, COMMIT_TABLE)})"
     )
 
 
@@ -219,13 +295,59 @@ def insert_quarantine_sql(raw_schema: str, view: str, load_id: str, loaded_at_us
 class Step:
     label: str
     sql: str
+    kind: str = SQL  # sql: run it; expand: run it, then run the `statement` of each row it returns
 
 
 def ensure_tables_plan(raw_schema: str = RAW_SCHEMA) -> list[Step]:
-    steps = [Step(f"schema {raw_schema}", f"CREATE DATABASE IF NOT EXISTS {ident(raw_schema)}")]
+    stage = stage_schema(raw_schema)
+    steps = [
+        Step(f"schema {raw_schema}", f"CREATE DATABASE IF NOT EXISTS {ident(raw_schema)}"),
+        Step(f"schema {stage}", f"CREATE DATABASE IF NOT EXISTS {ident(stage)}"),
+    ]
     for table, schema in raw_tables().items():
         steps.append(Step(f"table {raw_schema}.{table}", create_table_sql(raw_schema, table, schema)))
+    for table, schema in raw_tables().items():
+        steps.append(Step(f"table {stage}.{table}", create_table_sql(stage, table, schema, partitioned=False)))
+    steps.append(
+        Step(
+            f"table {stage}.{COMMIT_TABLE}",
+            f"CREATE TABLE IF NOT EXISTS {qualified(stage, COMMIT_TABLE)} ({ident('load_id')} string) USING parquet",
+        )
+    )
     return steps
+
+
+def publish_plan(raw_schema: str, label: str = "publish") -> list[Step]:
+    """One expand step: if a load committed, publish its non-empty staging tables and clear the
+    commit row; in any case empty the non-empty staging tables. (Only what has rows costs a
+    statement: a load's tables are many, most of its partitions few.)"""
+    stage = stage_schema(raw_schema)
+    commit = "_commit"  # a name no raw table has
+    # Which staging tables hold rows, and whether a commit row exists: one query, however many tables.
+    present = "\n    UNION ALL ".join(
+        f"SELECT {literal(t)} AS t FROM (SELECT 1 FROM {qualified(stage, name)} LIMIT 1) AS {ident('x' + str(i))}"
+        for i, (t, name) in enumerate([*((t, t) for t in raw_tables()), (commit, COMMIT_TABLE)])
+    )
+    rows = []
+    for t in raw_tables():
+        rows.append((f"{label} {raw_schema}.{t}", publish_sql(raw_schema, t), t, True))
+    # The commit row goes first: from then on the staging tables are never published again.
+    rows.append(("clear commit", f"TRUNCATE TABLE {qualified(stage, COMMIT_TABLE)}", commit, False))
+    for t in raw_tables():
+        rows.append((f"clear stage {t}", f"TRUNCATE TABLE {qualified(stage, t)}", t, False))
+    values = ",\n    ".join(
+        f"({i}, {literal(lbl)}, {literal(sql)}, {literal(needs)}, {literal(only_committed)})"
+        for i, (lbl, sql, needs, only_committed) in enumerate(rows, 1)
+    )
+    query = (
+        f"WITH present AS (\n    {present}\n)\n"
+        f"SELECT label, statement FROM VALUES\n    {values}\n"
+        f"AS plan(step, label, statement, needs, only_committed)\n"
+        f"WHERE needs IN (SELECT t FROM present)\n"
+        f"    AND (NOT only_committed OR {literal(commit)} IN (SELECT t FROM present))\n"
+        f"ORDER BY step"
+    )
+    return [Step(label, query, EXPAND)]
 
 
 def load_plan(
@@ -238,8 +360,8 @@ def load_plan(
     split_bytes: int = parts.DEFAULT_SPLIT_BYTES,
 ) -> list[Step]:
     """Every statement of a load of ``files`` (already expanded), in order. With no files, only
-    the statements that make sure the raw schema and tables exist."""
-    steps = ensure_tables_plan(raw_schema)
+    the statements that make sure the tables exist and finish a load that died after its commit."""
+    steps = ensure_tables_plan(raw_schema) + publish_plan(raw_schema, "recover")
     if not files:
         return steps
     framing = parts.check_framing(framing)
@@ -248,26 +370,63 @@ def load_plan(
     at_us = int(loaded_at.timestamp() * 1_000_000)
     spool = spool or str(parts.spool_base() / f"load-{load_id}")
     options = {"paths": json.dumps(list(files)), "framing": framing, "split_bytes": str(split_bytes), "spool": spool}
+    stage = stage_schema(raw_schema)
 
-    def land(structure: str, table: str, insert) -> None:
-        """Temporary view over the files, insert into the table, drop the view."""
-        view = f"{VIEW_PREFIX}{table}"
-        opts = options if structure in parts.PSEUDO else {**options, "with_sha256": "true"}
-        steps.append(Step(f"view {structure}", view_sql(view, structure, opts)))
-        what = "decode files, load" if structure == parts.AUDIT else "load"
-        steps.append(Step(f"{what} {raw_schema}.{table}", insert(raw_schema, view, load_id, at_us)))
-        steps.append(Step(f"drop view {view}", f"DROP VIEW IF EXISTS {ident(view)}"))
-
-    # The audit read decodes every partition once (filling the spool); every later read uses it.
-    land(parts.AUDIT, AUDIT_TABLE, insert_audit_sql)
-    land(parts.QUARANTINE, QUARANTINE_TABLE, insert_quarantine_sql)
-    for name in [*sorted(layouts()), events.STRUCTURE]:
-        table = raw_table(name)
-        land(name, table, lambda schema, v, i, t, name=name: insert_structure_sql(schema, name, v, i, t))
+    audit = f"{VIEW_PREFIX}audit"
+    steps.append(Step("view _audit", view_sql(audit, parts.AUDIT, options)))
+    # Reading the audit decodes every partition once into the spool; every later read uses it.
+    steps.append(Step(f"decode files, stage {AUDIT_TABLE}", stage_audit_sql(raw_schema, audit, load_id, at_us)))
+    steps.append(Step(f"drop view {audit}", f"DROP VIEW IF EXISTS {ident(audit)}"))
+    quarantine = f"{VIEW_PREFIX}quarantine"
+    steps.append(Step("view _quarantine", view_sql(quarantine, parts.QUARANTINE, options)))
+    steps.append(Step(f"stage {QUARANTINE_TABLE}", stage_quarantine_sql(raw_schema, quarantine, load_id, at_us)))
+    steps.append(Step(f"drop view {quarantine}", f"DROP VIEW IF EXISTS {ident(quarantine)}"))
+    # The structures' statements need the dates the load's rows carry: known once the files are decoded.
+    expand = f"{VIEW_PREFIX}stage_sql"
+    stage_options = {**options, "raw_schema": raw_schema, "load_id": load_id, "loaded_at_us": str(at_us)}
+    steps.append(Step("view _stage_sql", view_sql(expand, STAGE_SQL, stage_options)))
+    steps.append(Step("stage structures", f"SELECT label, statement FROM {ident(expand)} ORDER BY step", EXPAND))
+    steps.append(Step(f"drop view {expand}", f"DROP VIEW IF EXISTS {ident(expand)}"))
+    for table in (AUDIT_TABLE, QUARANTINE_TABLE, LOAD_DATES_TABLE):
+        steps.append(Step(f"stage {table}", stage_same_day_sql(raw_schema, table, at_us)))
+    steps.append(Step("commit", f"INSERT INTO {qualified(stage, COMMIT_TABLE)} VALUES ({literal(load_id)})"))
+    steps += publish_plan(raw_schema)
     release = f"{VIEW_PREFIX}release"
     steps.append(Step("release spool", view_sql(release, "_release", {"spool": spool})))
     steps.append(Step("release spool", f"SELECT * FROM {ident(release)}"))
     steps.append(Step("release spool", f"DROP VIEW IF EXISTS {ident(release)}"))
+    return steps
+
+
+def stage_plan(options: Mapping[str, str]) -> list[Step]:
+    """The staging statements of the structures (``_stage_sql``): run after the files are decoded
+    into the spool, which knows the interval dates of each structure's rows."""
+    raw_schema = options.get("raw_schema") or RAW_SCHEMA
+    load_id = options["load_id"]
+    at_us = int(options["loaded_at_us"])
+    spool = options["spool"]
+    base = {k: options[k] for k in ("paths", "framing", "split_bytes", "spool") if k in options}
+    dates = parts.spool_interval_dates(spool)
+    steps: list[Step] = []
+    tables = {}
+    for name in loaded_structures():
+        if not dates.get(name):
+            continue  # no row of this structure in the load
+        table = raw_table(name)
+        tables[table] = dates[name]
+        view = f"{VIEW_PREFIX}{table}"
+        steps.append(Step(f"view {name}", view_sql(view, name, {**base, "with_sha256": "true"})))
+        steps.append(
+            Step(
+                f"stage {raw_schema}.{table}", stage_structure_sql(raw_schema, name, view, load_id, at_us, dates[name])
+            )
+        )
+        steps.append(Step(f"drop view {view}", f"DROP VIEW IF EXISTS {ident(view)}"))
+    steps.append(Step(f"stage {LOAD_DATES_TABLE}", stage_load_dates_sql(raw_schema, tables, load_id, at_us)))
+    for name in loaded_structures():
+        if dates.get(name):
+            table = raw_table(name)
+            steps.append(Step(f"stage kept rows {table}", stage_kept_rows_sql(raw_schema, table, load_id, dates[name])))
     return steps
 
 
@@ -333,7 +492,7 @@ def load_files(
     files = parts.expand_paths(specs)
     parts.prune_spools()
     load_id = uuid.uuid4().hex
-    steps = load_plan(files, framing, raw_schema, load_id, split_bytes=split_bytes)
+    steps = _without_existing_tables(spark, load_plan(files, framing, raw_schema, load_id, split_bytes=split_bytes))
     step_seconds = run_steps(spark, steps, progress)
     summary = summarize(spark, raw_schema, load_id) if files else LoadSummary(load_id)
     summary.seconds = time.perf_counter() - t0
@@ -341,24 +500,54 @@ def load_files(
     return summary
 
 
+def _without_existing_tables(spark, steps: list[Step]) -> list[Step]:
+    """The plan without the CREATE TABLE IF NOT EXISTS of tables the catalog already has (each is a
+    metastore round trip; a daily load finds them all)."""
+    existing = set()
+    for schema in {s.label.split(" ", 1)[1].split(".")[0] for s in steps if s.label.startswith("table ")}:
+        if spark.catalog.databaseExists(schema):
+            existing |= {f"table {schema}.{t.name}" for t in spark.catalog.listTables(schema) if not t.isTemporary}
+    return [s for s in steps if s.label not in existing]
+
+
 def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> dict[str, float]:
-    """Run a plan in order; returns the seconds each step label took (summed over equal labels)."""
+    """Run a plan in order (an expand step's statements in its place); returns the seconds each
+    step label took (summed over equal labels)."""
     from tqdm import tqdm
 
+    kill_after = os.environ.get(KILL_AFTER_ENV)
     seconds: dict[str, float] = {}
     with tqdm(total=len(steps), unit="step", disable=not progress, dynamic_ncols=True) as bar:
         watcher = _TaskWatcher(spark, bar) if progress else None
+
+        def run(step: Step) -> None:
+            bar.set_description(step.label)
+            t0 = time.perf_counter()
+            rows = spark.sql(step.sql).collect()
+            seconds[step.label] = seconds.get(step.label, 0.0) + time.perf_counter() - t0
+            if step.label == kill_after:
+                _kill_self()
+            if step.kind == EXPAND:
+                more = [Step(r["label"], r["statement"]) for r in rows]
+                bar.total += len(more)
+                for s in more:
+                    run(s)
+            bar.update(1)
+
         try:
             for step in steps:
-                bar.set_description(step.label)
-                t0 = time.perf_counter()
-                spark.sql(step.sql).collect()
-                seconds[step.label] = seconds.get(step.label, 0.0) + time.perf_counter() - t0
-                bar.update(1)
+                run(step)
         finally:
             if watcher:
                 watcher.stop()
     return seconds
+
+
+def _kill_self() -> None:
+    """SIGKILL this process, with its Spark JVM and workers when it leads its process group."""
+    if os.getpgrp() == os.getpid():
+        os.killpg(os.getpid(), signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 class _TaskWatcher:
@@ -396,7 +585,7 @@ class _TaskWatcher:
 
 def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
     lid = literal(load_id)
-    audit = _qualified(raw_schema, AUDIT_TABLE)
+    audit = qualified(raw_schema, AUDIT_TABLE)
     row = spark.sql(
         f"SELECT count(DISTINCT source_file) AS files, sum(records_read) AS r, sum(records_decoded) AS d, "
         f"sum(records_skipped) AS s, sum(records_quarantined) AS q FROM {audit} WHERE load_id = {lid}"
@@ -404,11 +593,14 @@ def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
     size = spark.sql(
         f"SELECT sum(file_size) AS b FROM (SELECT DISTINCT source_file, file_size FROM {audit} WHERE load_id = {lid})"
     ).first()
-    counts = " UNION ALL ".join(
-        f"SELECT {literal(t)} AS t, count(*) AS n FROM {_qualified(raw_schema, t)} WHERE load_id = {lid}"
-        for t in [QUARANTINE_TABLE, *(raw_table(n) for n in [*sorted(layouts()), events.STRUCTURE])]
-    )
-    inserted = {r["t"]: r["n"] for r in spark.sql(counts).collect()}
+    added = spark.sql(
+        f"SELECT table_name, sum(rows_added) AS n FROM {qualified(raw_schema, LOAD_DATES_TABLE)} "
+        f"WHERE load_id = {lid} GROUP BY table_name"
+    ).collect()
+    inserted = {r["table_name"]: r["n"] for r in added}
+    quarantined = spark.sql(
+        f"SELECT count(*) AS n FROM {qualified(raw_schema, QUARANTINE_TABLE)} WHERE load_id = {lid}"
+    ).first()
     return LoadSummary(
         load_id=load_id,
         files=row["files"] or 0,
@@ -417,6 +609,6 @@ def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
         records_decoded=row["d"] or 0,
         records_skipped=row["s"] or 0,
         records_quarantined=row["q"] or 0,
-        quarantine_rows_inserted=inserted.pop(QUARANTINE_TABLE),
-        rows_inserted={n: inserted[raw_table(n)] for n in [*sorted(layouts()), events.STRUCTURE]},
+        quarantine_rows_inserted=quarantined["n"],
+        rows_inserted={n: inserted.get(raw_table(n), 0) for n in loaded_structures()},
     )

@@ -41,7 +41,8 @@ from ..decode import TYPED, arrow_schema
 from ..framing import FRAMERS, FRAMINGS, FramingError, detect_framing, frame
 from ..layouts import layouts
 from ..pcf import reader as events
-from ..reader import QUARANTINE_SCHEMA, FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
+from ..reader import FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
+from ..warehouse import AUDIT_SCHEMA, SOURCE_SHA256, quarantine_rows_schema
 
 # Pseudo-structures: what a file read produced, rather than decoded rows.
 AUDIT = "_audit"  # counts by (file, SMF type, subtype), as FileReport has them
@@ -53,26 +54,11 @@ SPLIT_MARGIN = 4 * 32768
 # A file whose framing cannot be recognised is quarantined whole; keep only its head as evidence.
 UNFRAMED_RAW_BYTES = 64 << 10
 SPOOL_MARKER = ".mqsmf-spool"
-SPOOL_FORMAT = 1  # part of every spool entry's key; bump it when what an entry holds changes
+SPOOL_FORMAT = 2  # part of every spool entry's key; bump it when what an entry holds changes
 SPOOL_MAX_AGE_SECONDS = 24 * 3600
 
-AUDIT_SCHEMA = pa.schema(
-    [
-        ("source_file", pa.string()),
-        ("file_size", pa.int64()),
-        ("source_sha256", pa.string()),
-        ("framing", pa.string()),
-        ("smf_type", pa.int16()),
-        ("smf_subtype", pa.int32()),
-        ("records_read", pa.int64()),
-        ("records_decoded", pa.int64()),
-        ("records_quarantined", pa.int64()),
-        ("records_skipped", pa.int64()),
-        ("records_with_unexpected_id", pa.int64()),
-    ]
-)
-SOURCE_SHA256 = pa.field("source_sha256", pa.string())
-QUARANTINE_ROWS_SCHEMA = QUARANTINE_SCHEMA.insert(1, SOURCE_SHA256)
+QUARANTINE_ROWS_SCHEMA = quarantine_rows_schema()
+DATES_FILE = "interval_dates.json"  # in a spool entry: {structure: [ISO dates of its rows]}
 
 
 def schema_of(structure: str, with_sha256: bool = False) -> pa.Schema:
@@ -406,6 +392,7 @@ def _fill(part: FilePart, entry: Path) -> None:
     tmp = entry.with_name(f".tmp-{entry.name}-{uuid.uuid4().hex}")
     tmp.mkdir()
     writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+    dates: dict[str, set[str]] = {}
     report = FileReport(part.path)
     try:
         try:
@@ -413,10 +400,12 @@ def _fill(part: FilePart, entry: Path) -> None:
                 if name not in writers:
                     writers[name] = pa.ipc.new_file(str(tmp / f"{name}.arrow"), batch.schema)
                 writers[name].write_batch(batch)
+                dates.setdefault(name, set()).update(batch_interval_dates(batch, name))
         finally:
             for w in writers.values():
                 w.close()
         (tmp / "sha256").write_text(report.sha256)
+        (tmp / DATES_FILE).write_text(json.dumps({k: sorted(v) for k, v in dates.items()}))
         for name, table in ((AUDIT, audit_table(report, part)), (QUARANTINE, quarantine_rows(report))):
             with pa.ipc.new_file(str(tmp / f"{name}.arrow"), table.schema) as w:
                 w.write_table(table)
@@ -429,6 +418,30 @@ def _fill(part: FilePart, entry: Path) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def batch_interval_dates(batch: pa.RecordBatch, structure: str) -> set[str]:
+    """The UTC dates (ISO) of a structure batch's partition time (``mqsmf.warehouse``): the
+    ``interval_date`` partitions its rows go to."""
+    import pyarrow.compute as pc
+
+    from ..warehouse import partition_time_columns
+
+    cols = [batch.column(c) for c in partition_time_columns(structure)]
+    when = pc.coalesce(*cols) if len(cols) > 1 else cols[0]
+    days = pc.unique(pc.cast(pc.cast(when, pa.timestamp("us")), pa.date32()))  # UTC wall clock -> date
+    return {d.isoformat() for d in days.to_pylist() if d is not None}
+
+
+def spool_interval_dates(spool: str) -> dict[str, list[str]]:
+    """{structure: sorted ISO dates} over every filled entry of a load's spool."""
+    out: dict[str, set[str]] = {}
+    root = Path(spool)
+    if root.is_dir():
+        for entry in root.glob("part-*"):
+            for name, dates in json.loads((entry / DATES_FILE).read_text()).items():
+                out.setdefault(name, set()).update(dates)
+    return {k: sorted(v) for k, v in sorted(out.items())}
 
 
 def release_spool(spool: str) -> bool:

@@ -10,7 +10,10 @@ metastore. Environment:
   was installed from. :func:`local_session` exports it, so dbt run later in the same process (which
   reuses the session) renders the profile identically.
 - ``MQSMF_WAREHOUSE_DIR``: folder of ``spark-warehouse/``, ``metastore_db/`` and ``derby.log``;
-  default ``<project>/target``. Tests point it at a temporary folder.
+  default ``<project>/warehouse`` (see ``mqsmf.warehouse``). Tests point it at a temporary folder.
+- ``MQSMF_SPARK_LOG_LEVEL``: what Spark's JVM logs to the terminal (default ``error``; ``warn``,
+  ``info``, ...): its log4j2 configuration (``log4j2.properties`` here) is given at JVM start, so
+  start-up noise follows it too.
 - ``PYSPARK_PYTHON``: the Python of Spark's workers (which import the data source); default: this
   interpreter.
 - ``MQSMF_SPARK_MASTER``: where the session's application runs (default ``local[*]``), e.g. the
@@ -31,6 +34,8 @@ LOCAL_TARGET = "local"
 # dbt-spark forces this on every session it opens; set it here too so both behave the same.
 DBT_FORCED = {"spark.sql.ansi.enabled": "false"}
 # Spark parameters of an application on a cluster, from the environment (see the module doc).
+LOG_LEVEL_ENV = "MQSMF_SPARK_LOG_LEVEL"
+DEFAULT_LOG_LEVEL = "error"
 CLUSTER_APP_ENV = {"MQSMF_PY_FILES": "spark.submit.pyFiles", "MQSMF_EXECUTOR_MEMORY": "spark.executor.memory"}
 
 
@@ -57,8 +62,11 @@ def resolve_project_dir(project_dir: str | os.PathLike | None = None) -> Path:
     )
 
 
-def warehouse_dir(project_dir: Path) -> Path:
-    return Path(os.environ.get("MQSMF_WAREHOUSE_DIR") or project_dir / "target").resolve()
+def warehouse_dir(project_dir: str | os.PathLike | None = None) -> Path:
+    """The folder of the warehouse and metastore, as the profile says (``mqsmf.warehouse``)."""
+    from ..warehouse import warehouse_dir as from_profile
+
+    return from_profile(project_dir)
 
 
 def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
@@ -87,7 +95,21 @@ def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
         # put the shipped files, fetched into each executor's working folder, on its Python path too.
         shipped = [os.path.basename(p) for p in app["spark.submit.pyFiles"].split(",") if p]
         app["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(shipped)
-    return {**conf, **app, **DBT_FORCED}
+    conf = {**conf, **app, **DBT_FORCED}
+    conf["spark.driver.extraJavaOptions"] = " ".join(
+        filter(None, [conf.get("spark.driver.extraJavaOptions"), *log_java_options()])
+    )
+    return conf
+
+
+def log_level() -> str:
+    return (os.environ.get(LOG_LEVEL_ENV) or DEFAULT_LOG_LEVEL).strip().lower()
+
+
+def log_java_options() -> list[str]:
+    """JVM options that make Spark log at :func:`log_level` from its very start."""
+    config = Path(__file__).with_name("log4j2.properties")
+    return [f"-Dlog4j2.configurationFile={config.as_uri()}", f"-Dmqsmf.spark.log.level={log_level()}"]
 
 
 def local_session(project_dir: str | os.PathLike | None = None):
@@ -102,4 +124,6 @@ def local_session(project_dir: str | os.PathLike | None = None):
     builder = SparkSession.builder.enableHiveSupport()
     for key, value in local_conf(root).items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel(log_level().upper())  # also for a session started elsewhere
+    return session

@@ -1,0 +1,151 @@
+"""A load killed with SIGKILL anywhere, then run again, leaves exactly what one clean load leaves.
+
+A generated day (with file damage, so quarantine has rows) is loaded cleanly in this process (the
+reference). Real ``mqsmf load`` processes, in their own warehouse, are killed with their Spark JVM
+(SIGKILL to the process group) at chosen steps, through the loader's test hook
+``MQSMF_TEST_KILL_AFTER_STEP``, or after a delay; a last load then runs to the end. Its warehouse
+must hold the reference's rows in every raw table (none twice, none missing), an empty stage, and
+an audit whose every load reads like the reference's: loads killed before their commit left none,
+a load killed while publishing was completed by the next one, which adds its own audit of the same
+file (every load is audited).
+
+Default run: one sequence (killed while staging, killed while publishing, then a clean finish).
+``@pytest.mark.slow``: every other phase boundary and kills after a delay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mqsmf.spark import load
+
+from .warehouse_digest import digest
+
+pytestmark = pytest.mark.spark
+HERE = Path(__file__).resolve().parent
+PROJECT_DIR = HERE.parents[1]
+RAW = "smf_raw"
+CLEAN_RAW = "test_crash_clean"
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("crash") / "day.dat"
+    from mqsmf.cli import main
+
+    args = ["generate", "--out", str(out), "--seed", "16", "--qmgrs", "2", "--queues", "12", "--intervals", "4"]
+    assert main([*args, "--corrupt", "bitflip"]) == 0
+    return str(out)
+
+
+@pytest.fixture(scope="module")
+def clean(spark, day) -> dict:
+    load.load_files(spark, [day], raw_schema=CLEAN_RAW)
+    expected = digest(spark, CLEAN_RAW)
+    assert expected["tables"]["qqst"][0] > 0 and expected["tables"]["smf_quarantine"][0] > 0
+    return expected
+
+
+def _env(work: Path, kill_after: str | None = None) -> dict:
+    env = {**os.environ, "MQSMF_WAREHOUSE_DIR": str(work / "warehouse"), "MQSMF_SPOOL_DIR": str(work / "spool")}
+    env["MQSMF_PROJECT_DIR"] = str(PROJECT_DIR)
+    env.pop(load.KILL_AFTER_ENV, None)
+    if kill_after:
+        env[load.KILL_AFTER_ENV] = kill_after
+    return env
+
+
+def _mqsmf_load(day: str) -> list[str]:
+    return [sys.executable, "-m", "mqsmf.cli", "load", day, "--no-progress"]
+
+
+def killed_at_step(work: Path, day: str, step: str) -> None:
+    """A real ``mqsmf load`` that SIGKILLs itself (and its JVM) right after ``step``."""
+    proc = subprocess.run(
+        _mqsmf_load(day), env=_env(work, step), start_new_session=True, capture_output=True, text=True, timeout=900
+    )
+    assert proc.returncode == -signal.SIGKILL, (step, proc.returncode, proc.stderr[-3000:])
+
+
+def killed_after_delay(work: Path, day: str, seconds: float) -> None:
+    """A real ``mqsmf load`` killed ``seconds`` after it started decoding (its spool appeared)."""
+    proc = subprocess.Popen(
+        _mqsmf_load(day), env=_env(work), start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    spool = work / "spool"
+    deadline = time.monotonic() + 900
+    while proc.poll() is None and not list(spool.glob("load-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(seconds)
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=60)
+
+
+def finished(work: Path, day: str) -> dict:
+    """Load to the end in the same warehouse; what it then holds."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "warehouse_digest.py"), RAW, day],
+        env=_env(work),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("DIGEST ")]
+    return json.loads(line.removeprefix("DIGEST "))
+
+
+def assert_one_clean_load(got: dict, clean: dict, committed_loads: int) -> None:
+    assert got["tables"] == clean["tables"] | {
+        # audit and load dates: one set of rows per committed load (checked per load below)
+        t: got["tables"][t]
+        for t in (load.AUDIT_TABLE, load.LOAD_DATES_TABLE)
+    }
+    assert set(got["staged"].values()) == {0}, got["staged"]
+    (reference,) = clean["audit_per_load"]
+    assert got["audit_per_load"] == [reference] * committed_loads
+    assert got["rows_added"] == clean["rows_added"]  # each row counted as added once, by one load
+
+
+def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_load(tmp_path, day, clean):
+    killed_at_step(tmp_path, day, f"stage {RAW}.qpst")  # before the commit: nothing published
+    killed_at_step(tmp_path, day, f"publish {RAW}.qpst")  # after it: some tables published
+    got = finished(tmp_path, day)  # completes the second load's publication, then loads again
+    assert_one_clean_load(got, clean, committed_loads=2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "step, committed",
+    [
+        ("decode files, stage smf_load_audit", 0),
+        ("stage structures", 0),
+        (f"stage {load.LOAD_DATES_TABLE}", 0),
+        ("commit", 1),
+        (f"publish {RAW}.{load.AUDIT_TABLE}", 1),
+        ("clear commit", 1),
+        ("clear stage qqst", 1),
+    ],
+)
+def test_killed_at_each_phase_then_rerun_equals_one_clean_load(tmp_path, day, clean, step, committed):
+    killed_at_step(tmp_path, day, step)
+    assert_one_clean_load(finished(tmp_path, day), clean, committed_loads=committed + 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seconds", [0.5, 3.0, 8.0])
+def test_killed_after_a_delay_then_rerun_equals_one_clean_load(tmp_path, day, clean, seconds):
+    killed_after_delay(tmp_path, day, seconds)
+    got = finished(tmp_path, day)
+    # Whether the killed load had committed depends on when it died: one or two audited loads.
+    assert len(got["audit_per_load"]) in (1, 2)
+    assert_one_clean_load(got, clean, committed_loads=len(got["audit_per_load"]))
