@@ -104,10 +104,11 @@ def main() -> None:
         for what in ("load", "reload"):
             s = load_files(spark, [str(path)], raw_schema="bench_raw", split_bytes=int(split))
             decode = sum(v for k, v in s.step_seconds.items() if k.startswith("decode"))
-            tables = sum(v for k, v in s.step_seconds.items() if k.startswith("load "))
+            stage = sum(v for k, v in s.step_seconds.items() if k.startswith("stage "))
+            publish = sum(v for k, v in s.step_seconds.items() if k.startswith("publish"))
             print(
                 f"{what:14s} {size / 1e6 / s.seconds:8.1f} MB/s  ({s.seconds:.1f} s: decode + audit {decode:.1f} s, "
-                f"{len(raw_tables()) - 1} table inserts {tables:.1f} s; {s.records_read:,} records, "
+                f"staging {stage:.1f} s, publishing {publish:.1f} s; {s.records_read:,} records, "
                 f"{sum(s.rows_inserted.values()):,} rows inserted)"
             )
     finally:

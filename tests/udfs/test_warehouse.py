@@ -1,0 +1,76 @@
+"""Where the data lives: one folder outside dbt's target/, from the profile, moved by
+MQSMF_WAREHOUSE_DIR; ``dbt clean`` and ``rm -rf target`` leave it alone. And the SQL spelling of
+names and values the loader and the gate share."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mqsmf import warehouse
+from mqsmf.quality.rules import quote
+from mqsmf.spark.session import local_conf
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def test_default_warehouse_is_the_project_warehouse_folder_outside_target(monkeypatch):
+    monkeypatch.delenv(warehouse.WAREHOUSE_ENV, raising=False)
+    monkeypatch.setenv("MQSMF_PROJECT_DIR", str(PROJECT_DIR))
+    where = warehouse.warehouse_dir(PROJECT_DIR)
+    assert where == PROJECT_DIR / "warehouse" == warehouse.default_warehouse_dir(PROJECT_DIR)
+    conf = local_conf(PROJECT_DIR)
+    # The parquet files, the metastore and Derby's log are all in it.
+    assert Path(conf["spark.sql.warehouse.dir"]) == where / warehouse.SPARK_WAREHOUSE
+    assert f"databaseName={where / warehouse.METASTORE};" in conf["spark.hadoop.javax.jdo.option.ConnectionURL"]
+    assert f"-Dderby.stream.error.file={where / 'derby.log'}" in conf["spark.driver.extraJavaOptions"]
+    project = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())
+    for folder in [project.get("target-path", "target"), *project.get("clean-targets", [])]:
+        assert not _inside(where, PROJECT_DIR / folder), folder
+
+
+def test_the_environment_moves_the_warehouse(monkeypatch, tmp_path):
+    monkeypatch.setenv(warehouse.WAREHOUSE_ENV, str(tmp_path / "data"))
+    monkeypatch.setenv("MQSMF_PROJECT_DIR", str(PROJECT_DIR))
+    assert warehouse.warehouse_dir(PROJECT_DIR) == tmp_path / "data"
+    conf = local_conf(PROJECT_DIR)
+    assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "data" / "spark-warehouse")
+
+
+def test_dbt_clean_and_removing_target_keep_the_data(monkeypatch, tmp_path):
+    pytest.importorskip("dbt.cli.main")
+    from dbt.cli.main import dbtRunner
+
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(PROJECT_DIR / "dbt_project.yml", project)
+    shutil.copytree(PROJECT_DIR / "profiles", project / "profiles")
+    monkeypatch.delenv(warehouse.WAREHOUSE_ENV, raising=False)
+    monkeypatch.setenv("MQSMF_PROJECT_DIR", str(project))
+    where = warehouse.warehouse_dir(project)
+    data = where / warehouse.SPARK_WAREHOUSE / "smf_raw.db" / "qpst" / "part-0.parquet"
+    data.parent.mkdir(parents=True)
+    data.write_bytes(b"rows")
+    (where / warehouse.METASTORE).mkdir()
+    for folder in ("target/dbt", "target/run", "logs"):
+        (project / folder).mkdir(parents=True)
+    monkeypatch.chdir(project)
+    result = dbtRunner().invoke(["clean", "--project-dir", str(project), "--profiles-dir", str(project / "profiles")])
+    assert result.success, result.exception
+    assert not (project / "target" / "dbt").exists()  # dbt clean did clean
+    shutil.rmtree(project / "target")  # the other habit
+    assert data.read_bytes() == b"rows" and (where / warehouse.METASTORE).is_dir()
+
+
+def test_names_and_values_are_quoted_for_spark_sql():
+    assert warehouse.ident("a`b") == "`a``b`" == quote("a`b")
+    assert warehouse.qualified("s", "t`x") == "`s`.`t``x`"
+    assert warehouse.literal("it's \\ here") == "'it\\'s \\\\ here'"
+    assert warehouse.literal(None) == "NULL" and warehouse.literal(True) == "true" and warehouse.literal(3) == "3"
