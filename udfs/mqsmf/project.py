@@ -53,7 +53,7 @@ def init_project(dest: str | Path, force: bool = False) -> list[Path]:
     """Copy the packaged dbt project into ``dest``; returns the files written (relative).
 
     ``dest`` must be missing or empty, unless ``force``: then the project's files are overwritten
-    and everything else in ``dest`` (a ``target/`` warehouse, your own files) is kept."""
+    and everything else in ``dest`` (its ``warehouse/`` and ``target/``, your own files) is kept."""
     source = packaged_project()
     if source is None:
         raise FileNotFoundError("this installation of mqsmf carries no dbt project (reinstall the wheel)")
@@ -84,7 +84,7 @@ def add_subcommand(subparsers) -> None:
     p.add_argument(
         "--force",
         action="store_true",
-        help="overwrite the project's files in a non-empty DIR (keeps target/ and any other file)",
+        help="overwrite the project's files in a non-empty DIR (keeps warehouse/, target/ and any other file)",
     )
     p.set_defaults(func=_init)
 
