@@ -34,7 +34,8 @@
             {%- do log('mqsmf: loading ' ~ paths | join(', ') ~ ' (load ' ~ invocation_id ~ ')', info=true) -%}
         {%- endif -%}
         {%- for step, label, statement, kind in plan.rows -%}
-            {%- do log('mqsmf: [' ~ step ~ '/' ~ total ~ '] ' ~ label, info=label.startswith(('decode', 'stage', 'publish'))) -%}
+            {%- set loud = label.startswith(('decode', 'stage', 'publish')) -%}
+            {%- do log('mqsmf: [' ~ step ~ '/' ~ total ~ '] ' ~ label, info=loud) -%}
             {%- set result = run_query(statement) -%}
             {%- if kind == 'expand' -%}
                 {%- for label2, statement2 in result.rows -%}
