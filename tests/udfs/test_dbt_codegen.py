@@ -45,6 +45,48 @@ def test_a_changed_layout_meaning_makes_the_check_fail(tmp_path, monkeypatch):
     assert stale == [Path("models/staging/_stg_smf__models.yml"), Path("models/staging/_smf__sources.yml")]
 
 
+def test_shared_columns_use_one_generated_doc_block():
+    """The header and load columns of every staging model and raw table point at one doc block each,
+    and the generated docs file defines exactly those blocks."""
+    md = (ROOT / dbt_codegen.DOCS_FILE).read_text()
+    defined = re.findall(r"\{% docs ([a-z0-9_]+) %\}", md)
+    assert defined == list(dbt_codegen.shared_docs())
+    raw = (ROOT / "models/staging/_stg_smf__models.yml").read_text() + (
+        ROOT / "models/staging/_smf__sources.yml"
+    ).read_text()
+    used = set(re.findall(r"doc\('([a-z0-9_]+)'\)", raw))
+    assert used == set(defined)
+    assert raw.count("{{ doc('smf__qmgr_name') }}") == 2 * len(layouts())
+    assert "Queue manager (subsystem id, SM11xSSI)" not in raw  # the text lives in the block only
+
+
+def test_freshness_is_declared_on_the_structures_every_queue_manager_writes():
+    sources = yaml.safe_load((ROOT / "models/staging/_smf__sources.yml").read_text())["sources"][0]
+    fresh = {t["name"]: t["config"] for t in sources["tables"] if "freshness" in t.get("config", {})}
+    assert set(fresh) == {s.lower() for s in dbt_codegen.FRESHNESS_STRUCTURES}
+    for config in fresh.values():
+        assert config["loaded_at_field"] == "loaded_at"
+        assert set(config["freshness"]) == {"warn_after", "error_after"}
+    # Each is a structure the generator writes for every queue manager, every interval (class 1 statistics).
+    for name in dbt_codegen.FRESHNESS_STRUCTURES:
+        assert all(p.smf_type == 115 and p.smf_subtype in (1, 2) for p in layouts()[name].placements), name
+
+
+def test_exposures_list_what_the_report_and_the_gate_read():
+    from mqsmf.quality.checks import catalogue
+    from mqsmf.report.data import SELECTIONS
+
+    exposures = {e["name"]: e for e in yaml.safe_load((ROOT / dbt_codegen.EXPOSURES_FILE).read_text())["exposures"]}
+    report = exposures["mqsmf_report"]["depends_on"]
+    for s in SELECTIONS.values():
+        assert f"ref('{s.fact}')" in report
+    assert "ref('fct_mp16_advisories')" in report
+    gate = exposures["mqsmf_quality_gate"]["depends_on"]
+    assert "source('smf_raw', 'qqst')" in gate and "source('smf_raw', 'smf_load_audit')" in gate
+    rollups = {t for f in catalogue().frames.values() if f.stage == "marts" for t in f.tables}
+    assert rollups and {f"ref('{t}')" for t in rollups} <= set(gate)
+
+
 def test_a_hand_edited_staging_model_is_reported(tmp_path):
     for rel, text in dbt_codegen.render().items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -54,9 +96,19 @@ def test_a_hand_edited_staging_model_is_reported(tmp_path):
     assert dbt_codegen.stale_files(tmp_path) == [Path("models/staging/stg_smf__qpst.sql")]
 
 
+def _resolved(description: str) -> str:
+    """A description with its shared doc block (``{{ doc('smf__...') }}``) replaced by the block's text."""
+    blocks = dbt_codegen.shared_docs()
+    return re.sub(r"\{\{ doc\('([a-z0-9_]+)'\) \}\}", lambda m: blocks[m.group(1)], description)
+
+
 def _staging_docs() -> dict[str, dict]:
     docs = yaml.safe_load((ROOT / "models/staging/_stg_smf__models.yml").read_text())
-    return {m["name"]: m for m in docs["models"]}
+    models = {m["name"]: m for m in docs["models"]}
+    for model in models.values():
+        for column in model["columns"]:
+            column["description"] = _resolved(column["description"])
+    return models
 
 
 def test_one_staging_model_per_structure_with_every_decoded_column():
