@@ -2,14 +2,15 @@
 pathologies injected on pools, logs, a CF structure and queues) is loaded and built by dbt, the gate
 writes its results, the data step queries the marts, and the page is rendered in headless Chromium:
 every chart is drawn with the advisory intervals of its object marked, and every advisory of the
-mart is a row of the table. A screenshot is saved as target/report-screenshot.png.
+mart is a row of the table and links to its object's chart. Screenshots: target/report-screenshot.png
+(top), target/report-screenshot-page_sets.png and -channel_initiators.png (views further down).
 
-One module-scoped build; Chromium runs twice (DOM, screenshot).
+The build is the session's ``pathology_day`` (tests/udfs/conftest.py); Chromium runs twice (DOM,
+screenshot).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -19,52 +20,32 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from mqsmf.generate import ScenarioConfig, Target, buffer_pool_roles, generate_scenario, write_scenario
 from mqsmf.report import write_report
 from mqsmf.report.charts import SECTIONS, charts
-from mqsmf.report.data import Limits, SparkRunner, collect
+from mqsmf.report.data import Limits, Scope, SparkRunner, collect, parse_time
 
+from .conftest import GATE_CHECKS, INJECT, MARTS, QUALITY
 from .test_report_render import find, parse
 
 pytestmark = pytest.mark.spark
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
-TARGET_SCHEMA = "report_test"
-MARTS = f"{TARGET_SCHEMA}_marts"
-RAW = "report_raw"
-QUALITY = "report_quality"
-INJECT = ("BP01@QM02:1#1", "BP04@QM01:1#3", "LOG01@QM02#2", "CF01@QM03:APPL1#4", "Q03@QM01#5", "Q04@QM02#6")
-DAY = dict(seed=11, qmgrs=3, lpars=2, queues=12, intervals=8, versions=("9.3.3", "9.4.3", "10.0.0"))
-GATE_CHECKS = ("structure_eyecatcher", "interval_length_plausible", "duplicate_record")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 KEY = ["rule_id", "qmgr_name", "object_type", "object_name", "interval_start_at"]
 
 
 @pytest.fixture(scope="module")
-def built(spark, dbt, tmp_path_factory):
-    from mqsmf.quality.gate import run_gate
-
-    work = tmp_path_factory.mktemp("report")
-    day = work / "pathology_day.dat"
-    config = ScenarioConfig(**DAY, inject=tuple(Target.parse(t) for t in INJECT))
-    manifest = write_scenario(generate_scenario(config, keep_truth=False), str(day))
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("MQSMF_SCHEMA", TARGET_SCHEMA)
-        dbt_vars = {"smf_paths": [str(day)], "raw_schema": RAW, "mp16_buffer_pool_roles": buffer_pool_roles(manifest)}
-        result = dbt("build", "--threads", "4", "--vars", json.dumps(dbt_vars))
-    failed = [f"{r.node.unique_id}: {r.status}" for r in result.result if r.status not in ("success", "pass")]
-    assert result.success, failed
-    gate = run_gate(spark, "raw", schemas={"raw": RAW}, quality_schema=QUALITY, docs_dir=None, checks=GATE_CHECKS)
+def built(spark, pathology_day):
     runner = SparkRunner(spark)
-    path = write_report(runner, work / "report", MARTS, QUALITY)
+    path = write_report(runner, pathology_day.work / "report", MARTS, QUALITY)
     advisories = spark.sql(
         f"select rule_id, severity, severity_rank, qmgr_name, qsg_name, object_type, object_name, "
         f"date_format(interval_start_at, \"yyyy-MM-dd'T'HH:mm:ss'Z'\") as interval_start_at "
         f"from {MARTS}.fct_mp16_advisories"
     ).toPandas()
     return SimpleNamespace(
-        spark=spark, runner=runner, path=path, work=work, manifest=manifest, gate=gate, advisories=advisories,
-        data=collect(runner, MARTS, QUALITY),
+        spark=spark, runner=runner, path=path, work=pathology_day.work, manifest=pathology_day.manifest,
+        gate=pathology_day.gate, advisories=advisories, data=collect(runner, MARTS, QUALITY),
     )  # fmt: skip
 
 
@@ -91,8 +72,32 @@ def test_limits_are_applied_in_spark(built):
     worst = built.advisories.sort_values("severity_rank", ascending=False)["severity_rank"].head(3)
     assert list(small.advisories["severity_rank"]) == list(worst)
     distinct = built.spark.sql(f"select count(distinct qmgr_name, queue_name) from {MARTS}.fct_queue_stats").first()[0]
-    assert small.queues.groupby(["qmgr_name", "queue_name"]).ngroups == 2 and small.candidates["queues"] == distinct
+    # Top queues per queue manager: two charts for each of the three queue managers.
+    per_qmgr = small.queues.groupby("qmgr_name")["queue_name"].nunique().to_dict()
+    assert per_qmgr == {"QM01": 2, "QM02": 2, "QM03": 2} and small.candidates["queues"] == distinct
     assert small.buffer_pools.groupby(["qmgr_name", "buffer_pool_id"]).ngroups == 1
+
+
+def test_scope_by_queue_manager_qsg_and_time(built):
+    one = collect(built.runner, MARTS, QUALITY, scope=Scope(qmgrs=("QM02",)))
+    assert list(one.queue_managers["qmgr_name"]) == ["QM02"]
+    assert (
+        set(one.advisories["qmgr_name"]) == {"QM02"}
+        and one.advisories_total == (built.advisories.qmgr_name == "QM02").sum()
+    )
+    for name in ("buffer_pools", "logs", "queues", "page_sets", "channel_initiators"):
+        frame = getattr(one, name)
+        assert set(frame["qmgr_name"]) == {"QM02"}, name
+    assert set(one.cf_structures["qsg_name"]) == {"QSGA"}  # QM02's QSG
+    qsg = collect(built.runner, MARTS, QUALITY, scope=Scope(qsgs=("QSGA",)))
+    assert list(qsg.queue_managers["qmgr_name"]) == ["QM01", "QM02", "QM03"]
+    # Time: the first two intervals of the day only.
+    starts = sorted(set(built.data.queues["interval_start_at"]))
+    end = parse_time(starts[2])
+    early = collect(built.runner, MARTS, QUALITY, scope=Scope(end=end))
+    assert set(early.queues["interval_start_at"]) == set(starts[:2])
+    want = built.advisories[built.advisories.interval_start_at < starts[2]]
+    assert _keys(early.advisories) == _keys(want)
 
 
 def test_charted_objects_put_those_with_advisories_first_and_carry_exactly_their_advisories(built):
@@ -103,12 +108,19 @@ def test_charted_objects_put_those_with_advisories_first_and_carry_exactly_their
     pools = [(c["object"]["qmgr_name"], c["object"]["buffer_pool_id"]) for c in got["buffer_pools"]]
     assert pools[0] == ("QM02", "1") and ("QM01", "1") in pools[: adv[adv.object_type == "buffer_pool"].groupby(
         ["qmgr_name", "object_name"]).ngroups]  # fmt: skip
-    scope = {"buffer_pools": "qmgr_name", "logs": "qmgr_name", "queues": "qmgr_name"}
+    scope = {"buffer_pools": "qmgr_name", "logs": "qmgr_name", "queues": "qmgr_name", "page_sets": "qmgr_name"}
+    scope |= {"channel_initiators": "qmgr_name"}
     scope |= {"cf_structures": "qsg_name", "shared_queues": "qsg_name"}
     for section in SECTIONS:
         for c in got[section.key]:
             obj = c["object"]
-            name = obj.get("buffer_pool_id") or obj.get("structure_name") or obj.get("queue_name") or obj["qmgr_name"]
+            name = (
+                obj.get("buffer_pool_id")
+                or obj.get("page_set_id")
+                or obj.get("structure_name")
+                or obj.get("queue_name")
+                or obj["qmgr_name"]
+            )
             mine = adv[
                 (adv.object_type == section.mark_type)
                 & (adv[scope[section.key]] == obj[scope[section.key]])
@@ -202,6 +214,24 @@ def test_report_renders_in_headless_chromium_with_charts_and_advisory_rows(built
             )
         )  # fmt: skip
     assert sorted(seen) == _keys(built.advisories)
+    # Each advisory row of a charted object links to that object's chart, which exists on the page.
+    ids = {n["attrs"]["id"] for n in find(dom, lambda n: "id" in n["attrs"])}
+    hrefs = [a["attrs"]["href"] for r in rows for a in find(r, lambda n: n["tag"] == "a")]
+    assert hrefs and {h[1:] for h in hrefs} <= ids
+    charted = {(c["section"], *c["object"].values()) for items in got.values() for c in items}
+    where = {"buffer_pool": "buffer_pools", "log": "logs", "cf_structure": "cf_structures", "page_set": "page_sets"}
+    expected = 0
+    for r in built.data.advisories.itertuples():
+        if r.object_type == "queue":
+            expected += ("queues", r.qmgr_name, r.object_name) in charted or (
+                "shared_queues", r.qsg_name, r.object_name) in charted  # fmt: skip
+        elif r.object_type == "cf_structure":
+            expected += ("cf_structures", r.qsg_name, r.object_name) in charted
+        elif r.object_type == "log":
+            expected += ("logs", r.qmgr_name) in charted
+        elif r.object_type in where:
+            expected += (where[r.object_type], r.qmgr_name, r.object_name) in charted
+    assert len(hrefs) == expected > 0
     count = find(dom, lambda n: n["attrs"].get("id") == "advisory-count")[0]["text"]
     assert count == f"{len(rows)} of {len(rows)}"  # the table script ran
 
@@ -213,6 +243,16 @@ def test_report_renders_in_headless_chromium_with_charts_and_advisory_rows(built
     )
     assert shot.returncode == 0, shot.stderr[-2000:]
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 50_000
+    # The new views further down, the page opened at their anchors.
+    for anchor in ("page_sets", "channel_initiators"):
+        lower = PROJECT_DIR / "target" / f"report-screenshot-{anchor}.png"
+        lower.unlink(missing_ok=True)
+        shot = _chromium(
+            ["--hide-scrollbars", f"--screenshot={lower}", "--window-size=1400,1600", f"{url}#{anchor}"],
+            tmp_path / anchor,
+        )
+        assert shot.returncode == 0, shot.stderr[-2000:]
+        assert lower.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and lower.stat().st_size > 50_000
 
 
 def test_report_page_is_self_contained(built):

@@ -43,12 +43,14 @@ ADVISORIES = [
     _advisory("LOG01", "warning", "QM02", "log", "QM02", T[1], 150.0, ">", 100.0, "MB/s"),
     _advisory("Q03", "warning", "QM01", "queue", EVIL, T[4], 900.0, ">=", 600.0, "seconds"),
     _advisory("CF01", "critical", "QM02", "cf_structure", "APPL1", T[3], 12.0, ">", 10.0, "percent"),
+    _advisory("PS03", "warning", "QM01", "page_set", "1", T[5], 91.0, ">", 90.0, "percent"),
+    _advisory("Q01", "info", "QM09", "queue", "NOT.CHARTED", T[0], 1.0, ">", 0.0, "messages", qsg=None),
 ]
 
 
-def _series(name: str, objects: list[dict]) -> pd.DataFrame:
+def _series(name: str, objects: list[dict], ranks: list[int] | None = None) -> pd.DataFrame:
     rows = []
-    for rank, keys in enumerate(objects, start=1):
+    for rank, keys in zip(ranks or range(1, len(objects) + 1), objects, strict=True):
         for i, t in enumerate(T):
             row = {c: float(i + rank) for c in COLUMNS[name]}
             row.update(keys, chart_rank=rank, interval_start_at=t)
@@ -155,7 +157,19 @@ def data() -> ReportData:
         ),
         logs=_series("logs", [{"qmgr_name": "QM02"}, {"qmgr_name": "QM01"}]),
         cf_structures=_series("cf_structures", [{"qsg_name": "QSGA", "structure_name": "APPL1"}]),
-        queues=_series("queues", [{"qmgr_name": "QM01", "queue_name": EVIL}, {"qmgr_name": "QM02", "queue_name": "A"}]),
+        queues=_series(
+            "queues",
+            [
+                {"qmgr_name": "QM02", "queue_name": "A"},  # rank 1 on QM02
+                {"qmgr_name": "QM01", "queue_name": EVIL},  # rank 1 on QM01 (ranks are per queue manager)
+                {"qmgr_name": "QM01", "queue_name": "B"},
+            ],
+            ranks=[1, 1, 2],
+        ),
+        page_sets=_series(
+            "page_sets", [{"qmgr_name": "QM02", "page_set_id": 3}, {"qmgr_name": "QM01", "page_set_id": 1}]
+        ),
+        channel_initiators=_series("channel_initiators", [{"qmgr_name": "QM01"}]),
         shared_queues=_series("shared_queues", [{"qsg_name": "QSGA", "queue_name": "QSG.PAYMENTS"}]),
         shared_queue_members=pd.DataFrame(members),
         candidates={"queues": 40, "buffer_pools": 2},
@@ -260,8 +274,9 @@ def test_the_advisory_table_lists_every_row_with_its_values(data, page):
     assert len(selects) == 3
     rule_options = [o["attrs"]["value"] for o in find(selects[1], lambda n: n["tag"] == "option")]
     assert rule_options == ["", *sorted(a["rule_id"].lower() for a in ADVISORIES)]
-    assert len(find(table, lambda n: n["tag"] == "input")) == len(headers) - 3
-    assert "6 most severe of 10" in page
+    # The last column links to the chart: no filter.
+    assert len(find(table, lambda n: n["tag"] == "input")) == len(headers) - 4 and headers[-1] == "Chart"
+    assert f"{len(ADVISORIES)} most severe of {len(ADVISORIES) + 4}" in page
 
 
 def test_charts_follow_the_data_steps_order_and_mark_each_objects_advisory_intervals(data):
@@ -328,6 +343,67 @@ def test_shared_queue_chart_shows_each_queue_managers_share_next_to_the_qsg(data
     assert [t["name"] for t in fig["data"] if t["yaxis"] == "y" and t["type"] == "scatter"] == ["QSG puts/s"]
 
 
+def test_each_advisory_row_links_to_the_chart_of_its_object(data, page):
+    root = parse(page)
+    table = find(root, lambda n: n["attrs"].get("id") == "advisory-table")[0]
+    links = {}
+    for row in find(table, lambda n: n["tag"] == "tr" and n["attrs"].get("class") == "advisory"):
+        cells = [td for td in row["children"] if td["tag"] == "td"]
+        anchors = find(cells[-1], lambda n: n["tag"] == "a")
+        links[(cells[1]["text"], cells[5]["text"])] = anchors[0]["attrs"]["href"] if anchors else None
+    got = charts(data)
+
+    def chart_id(section: str, **obj) -> str:
+        (hit,) = [c["id"] for c in got[section] if all(c["object"][k] == v for k, v in obj.items())]
+        return "#" + hit
+
+    assert links == {
+        ("BP04", "1"): chart_id("buffer_pools", qmgr_name="QM01", buffer_pool_id="1"),
+        ("BP01", "1"): chart_id("buffer_pools", qmgr_name="QM01", buffer_pool_id="1"),
+        ("BP02", "1"): chart_id("buffer_pools", qmgr_name="QM02", buffer_pool_id="1"),
+        ("LOG01", "QM02"): chart_id("logs", qmgr_name="QM02"),
+        ("Q03", EVIL): chart_id("queues", qmgr_name="QM01", queue_name=EVIL),  # its queue manager's chart
+        ("CF01", "APPL1"): chart_id("cf_structures", qsg_name="QSGA", structure_name="APPL1"),
+        ("PS03", "1"): chart_id("page_sets", qmgr_name="QM01", page_set_id="1"),
+        ("Q01", "NOT.CHARTED"): None,  # not charted: no link
+    }
+    # Every link lands on an element of the page.
+    ids = {n["attrs"].get("id") for n in find(root, lambda n: "id" in n["attrs"])}
+    assert {h[1:] for h in links.values() if h} <= ids
+
+
+def test_queue_and_page_set_charts_are_listed_per_queue_manager(data, page):
+    got = charts(data)
+    assert [(c["group"], c["object"]["queue_name"]) for c in got["queues"]] == [
+        ("QM01", EVIL),
+        ("QM01", "B"),
+        ("QM02", "A"),
+    ]
+    assert [(c["group"], c["object"]["page_set_id"]) for c in got["page_sets"]] == [("QM01", "1"), ("QM02", "3")]
+    section = find(parse(page), lambda n: n["tag"] == "section" and n["attrs"].get("id") == "queues")[0]
+    assert [h["text"] for h in find(section, lambda n: n["tag"] == "h3")] == [
+        "Queue manager QM01",
+        "Queue manager QM02",
+    ]
+    # The page set chart: used vs total pages, % used, expansions; PS03 shades its interval.
+    ps = got["page_sets"][0]
+    assert [t["name"] for t in ps["figure"]["data"]] == ["used", "total", "used %", "expansions", "full (QIS1FULL)"]
+    assert [(m["start"], m["rules"]) for m in ps["marks"]] == [(T[5], ["PS03"])]
+    chin = got["channel_initiators"][0]["figure"]
+    assert chin["layout"]["title"]["text"] == "Channel initiator of QM01"
+    assert {t["name"] for t in chin["data"]} >= {"dispatchers", "adapters", "MAXCHL"}
+    pool = got["buffer_pools"][0]["figure"]
+    assert "hit ratio %" in [t["name"] for t in pool["data"]]
+
+
+def test_the_header_names_the_scope(data):
+    from dataclasses import replace
+
+    scoped = render_html(replace(data, scope="QSG QSGA"), include_plotly=False)
+    assert "scope: QSG QSGA" in scoped
+    assert "scope: everything in the marts" in render_html(data, include_plotly=False)
+
+
 def test_marks_match_on_the_objects_scope(data):
     section = SECTION_BY_KEY["queues"]
     # Same queue name on another queue manager: not this chart's advisory.
@@ -370,7 +446,7 @@ def test_page_has_every_section_and_no_external_asset(data, page):
     assert not re.search(r"https?://", page)
     divs = find(root, lambda n: n["attrs"].get("class") == "chart")
     assert len(divs) == sum(len(v) for v in charts(data).values())
-    assert "2 of 40: queues with advisories first" in page
+    assert "3 of 40: per queue manager: queues with advisories first" in page
 
 
 def test_page_with_plotly_inlines_the_library_once(data):

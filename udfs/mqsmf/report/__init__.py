@@ -13,13 +13,14 @@ from pathlib import Path
 REPORT_FILE = "index.html"
 
 
-def write_report(runner, out_dir, marts_schema: str, quality_schema: str, limits=None) -> Path:
+def write_report(runner, out_dir, marts_schema: str, quality_schema: str, limits=None, scope=None) -> Path:
     """Query the warehouse through ``runner`` (``data.SparkRunner`` / ``data.ThriftRunner``) and
-    write ``<out_dir>/index.html``; returns its absolute path."""
+    write ``<out_dir>/index.html``; returns its absolute path. ``scope`` (``data.Scope``) limits it
+    to a time range and to queue managers or QSGs."""
     from .data import collect
     from .render import render_html
 
-    data = collect(runner, marts_schema, quality_schema, limits)
+    data = collect(runner, marts_schema, quality_schema, limits, scope)
     out = Path(out_dir).expanduser().resolve()
     out.mkdir(parents=True, exist_ok=True)
     path = out / REPORT_FILE
@@ -29,14 +30,16 @@ def write_report(runner, out_dir, marts_schema: str, quality_schema: str, limits
     return path
 
 
-def write_local_report(spark, project_dir, out_dir=None, marts_schema=None, quality_schema=None, limits=None) -> Path:
+def write_local_report(
+    spark, project_dir, out_dir=None, marts_schema=None, quality_schema=None, limits=None, scope=None
+) -> Path:
     """The report of the local warehouse (the session of the dbt ``local`` target); by default in
     ``<project>/target/report``."""
     from .data import SparkRunner
 
     marts, quality = default_schemas(marts_schema, quality_schema)
     out = Path(out_dir) if out_dir else Path(project_dir) / "target" / "report"
-    return write_report(SparkRunner(spark), out, marts, quality, limits)
+    return write_report(SparkRunner(spark), out, marts, quality, limits, scope)
 
 
 def default_schemas(marts_schema: str | None = None, quality_schema: str | None = None) -> tuple[str, str]:

@@ -51,6 +51,7 @@ class Section:
     chart_title: Callable[[dict], str]  # object keys -> title (already escaped)
     panels: tuple[Panel, ...]
     chosen: str  # how the data step chose the charted objects (for the analyst)
+    group_by: str | None = None  # charts listed under a heading per value of this key (queue manager)
 
 
 def _e(value) -> str:
@@ -70,12 +71,31 @@ SECTIONS = (
                 "Free buffers (%)",
                 (Line("lowest free %", "lowest_free_pct"), Line("free % at interval end", "end_free_pct", "dot")),
             ),
+            Panel("Hit ratio (%): gets not needing a page set read", (Line("hit ratio %", "hit_ratio_pct"),)),
             Panel(
                 "Page set I/O (pages/s)",
                 (Line("pages read/s", "pages_read_per_second"), Line("pages written/s", "pages_written_per_second")),
             ),
         ),
         "pools with advisories first (worst severity, then most), then the lowest free %",
+    ),
+    Section(
+        "page_sets",
+        "Page sets",
+        ("qmgr_name", "page_set_id"),
+        "page_set",
+        (("qmgr_name", "qmgr_name"), ("object_name", "page_set_id")),
+        lambda k: f"Page set {_e(k['page_set_id'])} of {_e(k['qmgr_name'])}",
+        (
+            Panel("Pages (4 KB)", (Line("used", "used_pages"), Line("total", "total_pages", "dot"))),
+            Panel("Used (%)", (Line("used %", "used_pct"),)),
+            Panel(
+                "Expansions and page-set-full conditions (per interval)",
+                (Line("expansions", "expansions"), Line("full (QIS1FULL)", "full_count", "dot")),
+            ),
+        ),
+        "per queue manager: page sets with advisories first, then the highest % used",
+        group_by="qmgr_name",
     ),
     Section(
         "logs",
@@ -98,6 +118,37 @@ SECTIONS = (
         "queue managers with advisories first, then the most log data",
     ),
     Section(
+        "channel_initiators",
+        "Channel initiators",
+        ("qmgr_name",),
+        "channel_initiator",
+        (("qmgr_name", "qmgr_name"),),
+        lambda k: f"Channel initiator of {_e(k['qmgr_name'])}",
+        (
+            Panel(
+                "Channels (high water in the interval) and limits",
+                (
+                    Line("current channels", "current_channels_high"),
+                    Line("active channels", "active_channels_high"),
+                    Line("MAXCHL", "max_channels", "dot"),
+                    Line("ACTCHL", "max_active_channels", "dot"),
+                ),
+            ),
+            Panel(
+                "Task busy (%): time processing requests / interval",
+                (Line("dispatchers", "dispatcher_busy_pct"), Line("adapters", "adapter_busy_pct")),
+            ),
+            Panel(
+                "Requests per second",
+                (
+                    Line("dispatcher requests/s", "dispatcher_requests_per_second"),
+                    Line("adapter requests/s", "adapter_requests_per_second"),
+                ),
+            ),
+        ),
+        "the most active channels",
+    ),
+    Section(
         "cf_structures",
         "CF structures",
         ("qsg_name", "structure_name"),
@@ -114,7 +165,7 @@ SECTIONS = (
     ),
     Section(
         "queues",
-        "Top queues",
+        "Top queues per queue manager",
         ("qmgr_name", "queue_name"),
         "queue",
         (("qmgr_name", "qmgr_name"), ("object_name", "queue_name")),
@@ -127,7 +178,8 @@ SECTIONS = (
             Panel("Depth (messages)", (Line("depth high", "depth_high"), Line("depth low", "depth_low", "dot"))),
             Panel("Oldest message (s)", (Line("oldest message age", "oldest_msg_age_seconds"),)),
         ),
-        "queues with advisories first, then the most puts + gets",
+        "per queue manager: queues with advisories first, then the most puts + gets",
+        group_by="qmgr_name",
     ),
     Section(
         "shared_queues",
@@ -341,10 +393,15 @@ def charts(data: ReportData) -> dict[str, list[dict]]:
         frame: pd.DataFrame = getattr(data, section.key)
         charts_of_section = []
         if not frame.empty:
-            order = frame.groupby(list(section.keys), sort=False, dropna=False)["chart_rank"].min().sort_values()
-            for n, (key_values, _rank) in enumerate(order.items()):
+            ranks = frame.groupby(list(section.keys), sort=False, dropna=False)["chart_rank"].min()
+            objects = []
+            for key_values, rank in ranks.items():
                 values = key_values if isinstance(key_values, tuple) else (key_values,)
                 keys = dict(zip(section.keys, values, strict=True))
+                group = str(keys[section.group_by]) if section.group_by else ""
+                objects.append((group, float(rank), keys))
+            objects.sort(key=lambda o: (o[0], o[1]))  # per group (queue manager), in the data step's rank
+            for n, (group, _rank, keys) in enumerate(objects):
                 rows = _select(frame, keys)
                 members = _select(data.shared_queue_members, keys) if section.key == "shared_queues" else None
                 marks = marks_for(section, keys, data.marks)
@@ -353,6 +410,7 @@ def charts(data: ReportData) -> dict[str, list[dict]]:
                         "id": f"chart-{section.key}-{n}",
                         "section": section.key,
                         "object": {k: None if v is None else str(v) for k, v in keys.items()},
+                        "group": group,
                         "marks": marks,
                         "figure": figure(section, keys, rows, marks, members),
                     }

@@ -12,8 +12,9 @@ The queries run through a ``Runner``: the local Spark session (``SparkRunner``) 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 
@@ -25,14 +26,78 @@ ISO = "yyyy-MM-dd'T'HH:mm:ss'Z'"
 
 @dataclass(frozen=True)
 class Limits:
-    """How many objects of each kind get a chart, and how many advisory rows the table lists."""
+    """How many objects of each kind get a chart, and how many advisory rows the table lists.
+    ``queues`` and ``page_sets`` are per queue manager, the others for the whole report."""
 
     buffer_pools: int = 8
     logs: int = 12
     cf_structures: int = 8
     queues: int = 10
     shared_queues: int = 6
+    page_sets: int = 4
+    channel_initiators: int = 12
     advisories: int = 2000
+
+
+# MQ object names: letters, digits and . / _ % (queue managers and QSGs are 1-4 characters of those).
+NAME = re.compile(r"[A-Za-z0-9./_%@#$:-]{1,48}")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What one report covers: statistics intervals starting in [start, end) (UTC), and the queue
+    managers named in ``qmgrs`` plus the members of the QSGs in ``qsgs`` (both empty: all)."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+    qmgrs: tuple[str, ...] = ()
+    qsgs: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in (*self.qmgrs, *self.qsgs):
+            if not NAME.fullmatch(name):
+                raise ValueError(f"not a queue manager or QSG name: {name!r}")
+        if self.start and self.end and self.end <= self.start:
+            raise ValueError(
+                f"--to ({self.end:%Y-%m-%d %H:%M:%S}) must be after --from ({self.start:%Y-%m-%d %H:%M:%S})"
+            )
+
+    @property
+    def is_everything(self) -> bool:
+        return not (self.start or self.end or self.qmgrs or self.qsgs)
+
+    def describe(self) -> str:
+        parts = []
+        if self.start or self.end:
+            start = f"{self.start:%Y-%m-%d %H:%M}" if self.start else "the beginning"
+            end = f"{self.end:%Y-%m-%d %H:%M}" if self.end else "the end"
+            parts.append(f"intervals starting from {start} to {end} UTC (end excluded)")
+        names = [f"queue manager {q}" for q in self.qmgrs] + [f"QSG {g}" for g in self.qsgs]
+        if names:
+            parts.append(", ".join(names))
+        return "; ".join(parts)
+
+
+def parse_time(text: str, *, end: bool = False) -> datetime:
+    """'2025-06-02' or '2025-06-02T06:00[:00][Z]' as a UTC instant. A date alone as the end of a
+    range means the end of that day (``--to 2025-06-02`` includes the 2nd)."""
+    value = text.strip()
+    try:
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            day = datetime.combine(date.fromisoformat(value), datetime.min.time(), UTC)
+            return day + timedelta(days=1) if end else day
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace(" ", "T"))
+    except ValueError:
+        raise ValueError(f"not a date or UTC time: {text!r} (use 2025-06-02 or 2025-06-02T06:00)") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _timestamp(moment: datetime) -> str:
+    return f"timestamp'{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S}'"
+
+
+def _names(values: tuple[str, ...]) -> str:
+    return ", ".join(f"'{v}'" for v in values)  # validated by Scope: no quote can occur
 
 
 class SparkRunner:
@@ -98,6 +163,9 @@ class Selection:
     scope: str  # qmgr_name or qsg_name: where the advisory's object lives (a column of both)
     object_key: str  # the advisory's object_name, as an expression over the keys
     interval: str = "interval_start_at"
+    partition: str | None = None  # rank the objects within this column (top N per queue manager)
+    grain: str = "qmgr"  # qmgr: one queue manager's rows; qsg: a queue-sharing group's
+    layer: str = "marts"  # schema the table is in: the marts, or staging for structures no mart holds
 
 
 SELECTIONS = {
@@ -119,6 +187,7 @@ SELECTIONS = {
         "cf_structure",
         "qsg_name",
         "structure_name",
+        grain="qsg",
     ),
     "queues": Selection(
         "fct_queue_stats",
@@ -127,6 +196,7 @@ SELECTIONS = {
         "queue",
         "qmgr_name",
         "queue_name",
+        partition="qmgr_name",
     ),
     "shared_queues": Selection(
         "fct_shared_queue_qsg_stats",
@@ -135,8 +205,31 @@ SELECTIONS = {
         "queue",
         "qsg_name",
         "queue_name",
+        grain="qsg",
+    ),
+    "page_sets": Selection(
+        "stg_smf__qis1",
+        ("qmgr_name", "page_set_id"),
+        "max(used_pct)",
+        "page_set",
+        "qmgr_name",
+        "cast(page_set_id as string)",
+        partition="qmgr_name",
+        layer="staging",
+    ),
+    "channel_initiators": Selection(
+        "stg_smf__qcct",
+        ("qmgr_name",),
+        "max(active_channels_high)",
+        "channel_initiator",
+        "qmgr_name",
+        "qmgr_name",
+        layer="staging",
     ),
 }
+# Sections read from staging (no mart holds QIS1 or the channel initiator yet) and the further
+# staging views they join; charted only when the views exist.
+STAGING_EXTRA = {"channel_initiators": ("stg_smf__qctdsp", "stg_smf__qctadp")}
 # The measures each section charts (model.COLUMNS minus keys, chart_rank and interval).
 MEASURES = {
     name: tuple(c for c in COLUMNS[name] if c not in ("chart_rank", "interval_start_at", *SELECTIONS[name].keys))
@@ -144,22 +237,117 @@ MEASURES = {
 }
 
 
+def tables_read() -> set[str]:
+    """Every model the report reads (the dbt exposure mqsmf_report lists them)."""
+    extra = {t for tables in STAGING_EXTRA.values() for t in tables}
+    return {"dim_queue_manager", ADVISORIES, *(s.fact for s in SELECTIONS.values()), *extra}
+
+
+def _page_sets_sql(staging: str) -> str:
+    """QIS1 per page set and interval: pages used of total, % used, expansions in the interval (the
+    difference of QIS1EXPN, a count since restart; NULL at a restart or the first interval)."""
+    history = "partition by qmgr_name, page_set_id order by interval_start_at"
+    return (
+        "select qmgr_name, page_set_id, interval_start_at, "
+        "cast(total_pages - unused_pages as double) as used_pages, cast(total_pages as double) as total_pages, "
+        "100 * cast(total_pages - unused_pages as double) / nullif(total_pages, 0) as used_pct, "
+        f"case when expansions_since_restart >= lag(expansions_since_restart) over ({history}) "
+        f"then cast(expansions_since_restart - lag(expansions_since_restart) over ({history}) as double) "
+        "end as expansions, cast(full_count as double) as full_count "
+        f"from {staging}.stg_smf__qis1"
+    )
+
+
+def _channel_initiators_sql(staging: str) -> str:
+    """QCCT per queue manager and interval with its dispatcher and adapter tasks (QCTDSP, QCTADP):
+    busy % = time processing requests / (tasks x interval), requests per second over the tasks."""
+
+    def tasks(view: str, prefix: str) -> str:
+        return (
+            f"select qmgr_name, interval_start_at, "
+            f"100 * sum(elapsed_time_us) / nullif(count(*) * max(interval_seconds) * 1e6, 0) as {prefix}_busy_pct, "
+            f"sum(request_count) / nullif(max(interval_seconds), 0) as {prefix}_requests_per_second "
+            f"from {staging}.{view} group by qmgr_name, interval_start_at"
+        )
+
+    return (
+        "select c.qmgr_name, c.interval_start_at, c.current_channels_high, c.active_channels_high, "
+        "c.max_channels, c.max_active_channels, d.dispatcher_busy_pct, a.adapter_busy_pct, "
+        "d.dispatcher_requests_per_second, a.adapter_requests_per_second "
+        f"from {staging}.stg_smf__qcct c "
+        f"left join ({tasks('stg_smf__qctdsp', 'dispatcher')}) d "
+        "on d.qmgr_name = c.qmgr_name and d.interval_start_at = c.interval_start_at "
+        f"left join ({tasks('stg_smf__qctadp', 'adapter')}) a "
+        "on a.qmgr_name = c.qmgr_name and a.interval_start_at = c.interval_start_at"
+    )
+
+
 class ReportQueries:
     """The SQL of one report over one marts schema."""
 
-    def __init__(self, marts: str, limits: Limits, has_advisories: bool) -> None:
+    def __init__(
+        self, marts: str, limits: Limits, has_advisories: bool, scope: Scope | None = None, staging: str | None = None
+    ) -> None:
         self.marts = marts
         self.limits = limits
         self.has_advisories = has_advisories
+        self.scope = scope or Scope()
+        self.staging = staging or staging_schema(marts)
+        self.sections = dict(SELECTIONS)  # collect() drops those whose tables do not exist
+
+    def qmgr_in_scope(self, alias: str) -> str:
+        """dim_queue_manager rows in scope: named (or in a named QSG) and with intervals in the range."""
+        sc, a = self.scope, f"{alias}."
+        conditions = [self.in_scope("qmgr", alias, times=False)]
+        if sc.start:
+            conditions.append(f"{a}last_interval_end_at > {_timestamp(sc.start)}")
+        if sc.end:
+            conditions.append(f"{a}first_interval_start_at < {_timestamp(sc.end)}")
+        return " and ".join(conditions)
+
+    def in_scope(self, grain: str = "qmgr", alias: str = "", times: bool = True) -> str:
+        """The scope as a condition on a relation of the grain (qmgr: has qmgr_name; qsg: qsg_name)."""
+        a = f"{alias}." if alias else ""
+        sc = self.scope
+        conditions = []
+        if sc.start and times:
+            conditions.append(f"{a}interval_start_at >= {_timestamp(sc.start)}")
+        if sc.end and times:
+            conditions.append(f"{a}interval_start_at < {_timestamp(sc.end)}")
+        if sc.qmgrs or sc.qsgs:
+            named = " or ".join(
+                ([f"qmgr_name in ({_names(sc.qmgrs)})"] if sc.qmgrs else [])
+                + ([f"qsg_name in ({_names(sc.qsgs)})"] if sc.qsgs else [])
+            )
+            column = "qmgr_name" if grain == "qmgr" else "qsg_name"
+            conditions.append(f"{a}{column} in (select {column} from {self.marts}.dim_queue_manager where {named})")
+        return " and ".join(conditions) or "true"
+
+    def relation(self, name: str) -> str:
+        """The rows of a section within the scope, as a subquery."""
+        s = SELECTIONS[name]
+        if name == "page_sets":
+            base = _page_sets_sql(self.staging)
+        elif name == "channel_initiators":
+            base = _channel_initiators_sql(self.staging)
+        elif name == "buffer_pools":
+            base = f"select *, 100 * hit_ratio as hit_ratio_pct from {self.marts}.{s.fact}"
+        else:
+            base = f"select * from {self.marts}.{s.fact}"
+        return f"(select * from ({base}) where {self.in_scope(s.grain)})"
+
+    def advisories_in_scope(self) -> str:
+        return f"(select * from {self.marts}.{ADVISORIES} where {self.in_scope('qmgr')})"
 
     def selected(self, name: str) -> str:
-        """Every candidate object of a section with its chart_rank and the candidate count."""
+        """Every candidate object of a section with its chart_rank (within its partition: per queue
+        manager for queues and page sets) and the candidate count."""
         s = SELECTIONS[name]
         keys = ", ".join(s.keys)
         if self.has_advisories:
             advisories = (
                 f"select {s.scope}, object_name, max(severity_rank) as worst, count(*) as firings "
-                f"from {self.marts}.{ADVISORIES} where object_type = '{s.advisory_type}' "
+                f"from {self.advisories_in_scope()} where object_type = '{s.advisory_type}' "
                 f"group by {s.scope}, object_name"
             )
         else:
@@ -167,12 +355,13 @@ class ReportQueries:
                 f"select cast(null as string) as {s.scope}, cast(null as string) as object_name, "
                 "0 as worst, 0 as firings where false"
             )
+        partition = f"partition by c.{s.partition} " if s.partition else ""
         return (
-            f"select c.*, row_number() over (order by coalesce(a.worst, 0) desc, coalesce(a.firings, 0) desc, "
-            f"c.busy desc nulls last, {', '.join(f'c.{k}' for k in s.keys)}) as chart_rank, "
+            f"select c.*, row_number() over ({partition}order by coalesce(a.worst, 0) desc, "
+            f"coalesce(a.firings, 0) desc, c.busy desc nulls last, {', '.join(f'c.{k}' for k in s.keys)}) as chart_rank, "
             f"count(*) over () as candidates "
             f"from (select {keys}, {s.object_key} as object_key, {s.busy} as busy "
-            f"from {self.marts}.{s.fact} group by {keys}) c "
+            f"from {self.relation(name)} group by {keys}) c "
             f"left join ({advisories}) a on a.{s.scope} = c.{s.scope} and a.object_name = c.object_key"
         )
 
@@ -190,7 +379,7 @@ class ReportQueries:
         return (
             f"select * from (select sel.chart_rank, sel.candidates, {key_cols}, {_iso('f.' + s.interval)} as "
             f"interval_start_at, {_doubles('f', MEASURES[name])}, {dedupe} "
-            f"from {self.marts}.{s.fact} f inner join ({self.selected(name)}) sel on {on} "
+            f"from {self.relation(name)} f inner join ({self.selected(name)}) sel on {on} "
             f"where sel.chart_rank <= {int(limit)}) where dup = 1 order by chart_rank, interval_start_at"
         )
 
@@ -200,8 +389,8 @@ class ReportQueries:
         return (
             f"select q.qsg_name, q.queue_name, q.qmgr_name, {_iso('g.interval_start_at')} as interval_start_at, "
             f"{_doubles('q', measures)} "
-            f"from {self.marts}.fct_queue_stats q "
-            f"inner join {self.marts}.fct_shared_queue_qsg_stats g on g.qsg_name = q.qsg_name "
+            f"from {self.relation('queues')} q "
+            f"inner join {self.relation('shared_queues')} g on g.qsg_name = q.qsg_name "
             f"and g.queue_name = q.queue_name and g.interval_end_at = q.aligned_interval_end_at "
             f"inner join ({self.selected('shared_queues')}) sel on sel.qsg_name = q.qsg_name "
             f"and sel.queue_name = q.queue_name and sel.chart_rank <= {int(self.limits.shared_queues)} "
@@ -222,7 +411,7 @@ class ReportQueries:
     def advisories(self) -> str:
         return (
             f"select {self._advisory_columns(COLUMNS['advisories'])}, count(*) over () as total "
-            f"from {self.marts}.{ADVISORIES} a "
+            f"from {self.advisories_in_scope()} a "
             f"order by a.severity_rank desc, a.interval_start_at, a.rule_id, a.qmgr_name, a.object_type, "
             f"a.object_name limit {int(self.limits.advisories)}"
         )
@@ -230,9 +419,9 @@ class ReportQueries:
     def marks(self) -> str:
         """The advisories of every charted object (they mark the charts)."""
         parts = []
-        for name, s in SELECTIONS.items():
+        for name, s in self.sections.items():
             parts.append(
-                f"select {self._advisory_columns(COLUMNS['marks'])} from {self.marts}.{ADVISORIES} a "
+                f"select {self._advisory_columns(COLUMNS['marks'])} from {self.advisories_in_scope()} a "
                 f"left semi join ({self.selected(name)}) sel on a.object_type = '{s.advisory_type}' "
                 f"and a.{s.scope} = sel.{s.scope} and a.object_name = sel.object_key "
                 f"and sel.chart_rank <= {int(getattr(self.limits, name))}"
@@ -244,7 +433,7 @@ class ReportQueries:
             advisories = (
                 "select qmgr_name, count_if(severity = 'critical') as critical, "
                 "count_if(severity = 'warning') as warning, count_if(severity = 'info') as info "
-                f"from {self.marts}.{ADVISORIES} group by qmgr_name"
+                f"from {self.advisories_in_scope()} group by qmgr_name"
             )
         else:
             advisories = "select cast(null as string) as qmgr_name, 0 as critical, 0 as warning, 0 as info where false"
@@ -262,7 +451,9 @@ class ReportQueries:
             "coalesce(a.critical, 0) as critical, coalesce(a.warning, 0) as warning, coalesce(a.info, 0) as info, "
             "coalesce(v.dq_errors, 0) as dq_errors, coalesce(v.dq_warnings, 0) as dq_warnings "
             f"from {self.marts}.dim_queue_manager m left join ({advisories}) a on a.qmgr_name = m.qmgr_name "
-            f"left join ({violations}) v on v.qmgr_name = m.qmgr_name order by m.qsg_name, m.qmgr_name"
+            f"left join ({violations}) v on v.qmgr_name = m.qmgr_name "
+            f"where {self.qmgr_in_scope('m')} "
+            "order by m.qsg_name, m.qmgr_name"
         )
 
 
@@ -280,11 +471,24 @@ def _frame(runner, query: str, name: str) -> pd.DataFrame:
     return frame[[c for c in COLUMNS[name]]] if not frame.empty else frame.reindex(columns=COLUMNS[name])
 
 
-def collect(runner, marts_schema: str, quality_schema: str, limits: Limits | None = None) -> ReportData:
+def staging_schema(marts_schema: str) -> str:
+    """dbt's staging schema next to a marts schema: <base>_marts -> <base>_staging."""
+    return marts_schema.removesuffix("_marts") + "_staging"
+
+
+def collect(
+    runner,
+    marts_schema: str,
+    quality_schema: str,
+    limits: Limits | None = None,
+    scope: Scope | None = None,
+    staging: str | None = None,
+) -> ReportData:
     """Query the warehouse for one report."""
     limits = limits or Limits()
+    scope = scope or Scope()
     marts_tables = runner.tables(marts_schema)
-    needed = {"dim_queue_manager", *(s.fact for s in SELECTIONS.values())}
+    needed = {"dim_queue_manager", *(s.fact for s in SELECTIONS.values() if s.layer == "marts")}
     missing = sorted(needed - marts_tables)
     if missing:
         raise RuntimeError(
@@ -292,8 +496,16 @@ def collect(runner, marts_schema: str, quality_schema: str, limits: Limits | Non
         )
     quality_tables = runner.tables(quality_schema)
     has_advisories = ADVISORIES in marts_tables
-    q = ReportQueries(marts_schema, limits, has_advisories)
+    q = ReportQueries(marts_schema, limits, has_advisories, scope, staging)
     notes = [] if has_advisories else [f"{marts_schema}.{ADVISORIES} does not exist: no advisories to show."]
+    staging_tables = runner.tables(q.staging)
+    for name, s in SELECTIONS.items():
+        wanted = {s.fact, *STAGING_EXTRA.get(name, ())} if s.layer == "staging" else set()
+        if wanted - staging_tables:
+            del q.sections[name]
+            notes.append(
+                f"{q.staging} lacks {', '.join(sorted(wanted - staging_tables))}: no {name.replace('_', ' ')} charts."
+            )
 
     data = ReportData(
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -306,13 +518,14 @@ def collect(runner, marts_schema: str, quality_schema: str, limits: Limits | Non
         if "dq_check_results" in quality_tables
         else None,
         notes=notes,
+        scope=scope.describe(),
     )
     if has_advisories:
         advisories = runner.sql(q.advisories())
         data.advisories_total = int(advisories["total"].iloc[0]) if not advisories.empty else 0
         data.advisories = advisories.reindex(columns=COLUMNS["advisories"])
         data.marks = _frame(runner, q.marks(), "marks")
-    for name in SELECTIONS:
+    for name in q.sections:
         frame = runner.sql(q.series(name))
         data.candidates[name] = int(frame["candidates"].max()) if not frame.empty else 0
         setattr(data, name, frame.reindex(columns=COLUMNS[name]))

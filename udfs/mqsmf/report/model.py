@@ -32,7 +32,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "buffer_pools": (
         "chart_rank", "qmgr_name", "buffer_pool_id", "interval_start_at", "lowest_free_pct", "end_free_pct",
-        "pages_read_per_second", "pages_written_per_second",
+        "hit_ratio_pct", "pages_read_per_second", "pages_written_per_second",
+    ),
+    "page_sets": (
+        "chart_rank", "qmgr_name", "page_set_id", "interval_start_at", "used_pages", "total_pages", "used_pct",
+        "expansions", "full_count",
     ),
     "logs": (
         "chart_rank", "qmgr_name", "interval_start_at", "log_write_mb_per_sec", "checkpoints", "buffer_waits",
@@ -49,6 +53,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "shared_queues": (
         "chart_rank", "qsg_name", "queue_name", "interval_start_at", "msgs_in_per_second", "msgs_out_per_second",
         "depth_high_max", "qmgrs_reporting",
+    ),
+    "channel_initiators": (
+        "chart_rank", "qmgr_name", "interval_start_at", "current_channels_high", "active_channels_high",
+        "max_channels", "max_active_channels", "dispatcher_busy_pct", "adapter_busy_pct",
+        "dispatcher_requests_per_second", "adapter_requests_per_second",
     ),
     "shared_queue_members": (
         "qsg_name", "queue_name", "qmgr_name", "interval_start_at", "msgs_in_per_second", "msgs_out_per_second",
@@ -75,6 +84,8 @@ class ReportData:
     advisories_total: int = 0
     marks: pd.DataFrame = field(default_factory=lambda: empty("marks"))
     buffer_pools: pd.DataFrame = field(default_factory=lambda: empty("buffer_pools"))
+    page_sets: pd.DataFrame = field(default_factory=lambda: empty("page_sets"))
+    channel_initiators: pd.DataFrame = field(default_factory=lambda: empty("channel_initiators"))
     logs: pd.DataFrame = field(default_factory=lambda: empty("logs"))
     cf_structures: pd.DataFrame = field(default_factory=lambda: empty("cf_structures"))
     queues: pd.DataFrame = field(default_factory=lambda: empty("queues"))
@@ -83,6 +94,7 @@ class ReportData:
     # How many objects each chart section had to choose from (the charts show the top ones).
     candidates: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    scope: str = ""  # what the report is limited to (--from/--to, --qmgr, --qsg), for the header; "" = all
 
     def __post_init__(self) -> None:
         for name, columns in COLUMNS.items():

@@ -35,6 +35,7 @@ ADVISORY_COLUMNS = (
     ("Threshold source", "threshold_source", "text"),
     ("Action", "recommended_action", "long"),
     ("MP16 reference", "mp16_reference", "long"),
+    ("Chart", None, "chart"),
 )
 SELECT_FILTERS = ("severity", "rule_id", "object_type")
 
@@ -228,7 +229,33 @@ def render_summary(data: ReportData) -> str:
 # ---- advisory table ----------------------------------------------------------------------------
 
 
-def _advisory_cell(row, column: str, kind: str) -> str:
+def chart_index(all_charts: dict[str, list[dict]]) -> dict[tuple, str]:
+    """(object_type, advisory key values...) -> id of the chart of that object, from each section's
+    own matching of advisories to charts (its mark_on columns). A queue's chart on its queue manager
+    comes before the QSG's shared-queue chart."""
+    index: dict[tuple, str] = {}
+    for section in SECTIONS:
+        for c in all_charts.get(section.key, []):
+            key = (section.mark_type, *(str(c["object"][k]) for _col, k in section.mark_on))
+            index.setdefault(key, c["id"])
+    return index
+
+
+def chart_of(row, index: dict[tuple, str]) -> str | None:
+    """The id of the chart an advisory row belongs to, or None when its object is not charted."""
+    for section in SECTIONS:
+        if section.mark_type != row.object_type:
+            continue
+        key = (section.mark_type, *(str(getattr(row, col)) for col, _k in section.mark_on))
+        if key in index:
+            return index[key]
+    return None
+
+
+def _advisory_cell(row, column: str | None, kind: str, index: dict[tuple, str] | None = None) -> str:
+    if kind == "chart":
+        target = chart_of(row, index or {})
+        return f'<td><a class="to-chart" href="#{esc(target)}">chart</a></td>' if target else "<td></td>"
     value = getattr(row, column)
     if kind == "severity":
         return f'<td data-sort="{int(_number(row.severity_rank) or 0)}">{_badge(str(value), str(value))}</td>'
@@ -246,13 +273,14 @@ def _advisory_cell(row, column: str, kind: str) -> str:
     return f"<td>{esc(value)}</td>"
 
 
-def render_advisories(data: ReportData) -> str:
+def render_advisories(data: ReportData, all_charts: dict[str, list[dict]] | None = None) -> str:
     adv = data.advisories
     parts = ['<section id="advisories"><h2>MP16 advisories</h2>']
     shown = len(adv)
     how = (
         "Every firing of an MP16 rule: observed value against the threshold in force, the recommended action "
-        "and the MP16 source. Click a column to sort; type or choose in the second row to filter."
+        "and the MP16 source. Click a column to sort; type or choose in the second row to filter; "
+        "'chart' jumps to the object's chart with the advisory's interval shaded."
     )
     if data.advisories_total > shown:
         how += (
@@ -269,7 +297,9 @@ def render_advisories(data: ReportData) -> str:
         parts.append(f'<th data-col="{i}" data-type="{typ}">{esc(title)}</th>')
     parts.append('</tr><tr class="filters">')
     for i, (title, column, _kind) in enumerate(ADVISORY_COLUMNS):
-        if column in SELECT_FILTERS:
+        if column is None:
+            parts.append("<th></th>")
+        elif column in SELECT_FILTERS:
             values = sorted(adv[column].dropna().unique())
             if column == "severity":
                 values = [v for v in SEVERITIES if v in values] + [v for v in values if v not in SEVERITIES]
@@ -283,8 +313,9 @@ def render_advisories(data: ReportData) -> str:
                 f'<th><input data-filter-col="{i}" placeholder="filter" aria-label="filter {esc(title)}"></th>'
             )
     parts.append("</tr></thead><tbody>")
+    index = chart_index(all_charts or {})
     for row in adv.itertuples():
-        cells = "".join(_advisory_cell(row, column, kind) for _title, column, kind in ADVISORY_COLUMNS)
+        cells = "".join(_advisory_cell(row, column, kind, index) for _title, column, kind in ADVISORY_COLUMNS)
         parts.append(f'<tr class="advisory" title="{esc(row.message)}">{cells}</tr>')
     parts.append("</tbody></table></div></section>")
     return "".join(parts)
@@ -306,8 +337,12 @@ def render_chart_sections(all_charts: dict[str, list[dict]], data: ReportData) -
         )
         if not items:
             parts.append("<p>No data.</p>")
+        group = None
         parts.append('<div class="charts">')
         for c in items:
+            if section.group_by and c["group"] != group:
+                group = c["group"]
+                parts.append(f'</div><h3 class="chart-group">Queue manager {esc(group)}</h3><div class="charts">')
             parts.append(f'<div class="chart" id="{esc(c["id"])}" data-marks="{len(c["marks"])}"></div>')
         parts.append("</div></section>")
     return "".join(parts)
@@ -340,6 +375,7 @@ def _header(data: ReportData, all_charts: dict[str, list[dict]]) -> str:
         f"{len(qm):,} queue managers" + (f" in {', '.join(esc(q) for q in qsgs)}" if qsgs else ""),
         f"advisories: {esc(by_severity)}",
         f"data quality: {_badge(overall_status(data.dq_checks))}",
+        f"scope: {esc(data.scope)}" if data.scope else "scope: everything in the marts",
         f"marts {esc(data.marts_schema)}",
         f"generated {esc(fmt_time(data.generated_at))} UTC",
     ]
@@ -364,7 +400,7 @@ def render_html(data: ReportData, include_plotly: bool = True) -> str:
         + notes
         + render_summary(data)
         + render_quality(data)
-        + render_advisories(data)
+        + render_advisories(data, all_charts)
         + render_chart_sections(all_charts, data)
         + "</main>"
     )
