@@ -243,13 +243,18 @@ def test_report_renders_in_headless_chromium_with_charts_and_advisory_rows(built
     )
     assert shot.returncode == 0, shot.stderr[-2000:]
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 50_000
-    # The new views further down, the page opened at their anchors.
-    for anchor in ("page_sets", "channel_initiators"):
-        lower = PROJECT_DIR / "target" / f"report-screenshot-{anchor}.png"
+    # The new views further down: a copy of the page showing only that section (headless Chromium
+    # captures the top of the page, also when the URL names an anchor).
+    page = built.path.read_text(encoding="utf-8")
+    for section in ("page_sets", "channel_initiators"):
+        only = tmp_path / f"{section}.html"
+        style = f"<style>main>section:not(#{section}),main>p.note{{display:none}}</style></head>"
+        only.write_text(page.replace("</head>", style, 1), encoding="utf-8")
+        lower = PROJECT_DIR / "target" / f"report-screenshot-{section}.png"
         lower.unlink(missing_ok=True)
         shot = _chromium(
-            ["--hide-scrollbars", f"--screenshot={lower}", "--window-size=1400,1600", f"{url}#{anchor}"],
-            tmp_path / anchor,
+            ["--hide-scrollbars", f"--screenshot={lower}", "--window-size=1400,1400", only.as_uri()],
+            tmp_path / f"s-{section}",
         )
         assert shot.returncode == 0, shot.stderr[-2000:]
         assert lower.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and lower.stat().st_size > 50_000
