@@ -156,8 +156,9 @@ def test_row_counts_reconcile_from_decoded_instances_to_facts(spark, warehouse):
 
 def _slots(rows: pd.DataFrame, keys: list[str]) -> set[tuple]:
     """(keys..., slot start) of every grid slot (var qsg_grid_seconds) each row's rounded interval overlaps."""
-    start = rows.interval_start.dt.round(ALIGNMENT).astype("int64") // 10**9
-    end = rows.interval_end.dt.round(ALIGNMENT).astype("int64") // 10**9
+    epoch, second = pd.Timestamp(0, tz="UTC"), pd.Timedelta(seconds=1)
+    start = (rows.interval_start.dt.round(ALIGNMENT) - epoch) // second
+    end = (rows.interval_end.dt.round(ALIGNMENT) - epoch) // second
     out = set()
     for key, s, e in zip(rows[keys].itertuples(index=False), start, end, strict=True):
         out.update((*key, slot) for slot in range(s // GRID * GRID, e, GRID) if e > s)
