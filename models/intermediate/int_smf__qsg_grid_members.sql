@@ -1,8 +1,7 @@
-{{ config(materialized='table') }}
 -- The QSG roll-ups' interval grid (macro qsg_grid_slots, var qsg_grid_seconds): for every QSG and
 -- slot of a day on which any member wrote statistics, the members it is expected to hear from and
 -- those it heard from. A queue manager outside any QSG (qsg_name NULL) has no row: it is in no
--- QSG's grid. A table, not a view: both roll-ups join it, and it is small.
+-- QSG's grid. A view (like the roll-ups), so a run that rebuilds only the facts sees new days.
 -- Grain: one row per queue-sharing group x grid slot.
 {%- set grid = qsg_grid_seconds() %}
 
