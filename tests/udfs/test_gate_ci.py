@@ -404,6 +404,7 @@ def test_unreadable_tables_exit_2_with_one_line(readme_run):
 # ----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.spark
 def test_every_readme_command_works_verbatim_slow(tmp_path):

@@ -123,6 +123,7 @@ def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_
     assert_one_clean_load(got, clean, committed_loads=2)
 
 
+@pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "step, committed",
@@ -141,6 +142,7 @@ def test_killed_at_each_phase_then_rerun_equals_one_clean_load(tmp_path, day, cl
     assert_one_clean_load(finished(tmp_path, day), clean, committed_loads=committed + 1)
 
 
+@pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.parametrize("seconds", [0.5, 3.0, 8.0])
 def test_killed_after_a_delay_then_rerun_equals_one_clean_load(tmp_path, day, clean, seconds):

@@ -139,6 +139,7 @@ def _env(venv: Path) -> dict:
     return env
 
 
+@pytest.mark.extended
 def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
     venv, allowed = wheel_venv
     env = _env(venv)
