@@ -148,7 +148,11 @@ def _injected_only(frame: pd.DataFrame) -> pd.DataFrame:
 def _failures(result) -> list[str]:
     if result.exception:
         return [repr(result.exception)]
-    return [f"{r.node.unique_id}: {r.status} {r.message}" for r in result.result if r.status not in ("success", "pass")]
+    return [
+        f"{r.node.unique_id}: {r.status} {r.message}"
+        for r in result.result
+        if r.status not in ("success", "pass", "no-op")
+    ]
 
 
 def _advisories(spark, marts: str) -> pd.DataFrame:

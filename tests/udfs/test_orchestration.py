@@ -88,7 +88,7 @@ def test_the_daily_job_loads_once_builds_and_gates_a_generated_day(definitions, 
         if r["args"]["which"] == "build"
     ]
     assert "smf_paths" not in (build["args"].get("vars") or {})
-    assert all(r["status"] in ("success", "pass") for r in build["results"])
+    assert all(r["status"] in ("success", "pass", "no-op") for r in build["results"])
     marts = [k for k in materialized if k.path[0] == "marts"]
     assert {"fct_queue_stats", "fct_mp16_advisories"} <= {k.path[-1] for k in marts}
 
