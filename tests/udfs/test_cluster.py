@@ -33,7 +33,9 @@ import pytest
 from mqsmf.generate import ScenarioConfig, Target, plan_scenario, write_scenario
 from mqsmf.spark import cluster as cl
 
-pytestmark = [pytest.mark.slow, pytest.mark.spark]
+# Extended: a standalone cluster (master, workers, Thrift server) and a second embedded run take about
+# ten minutes on 2 cores, too much for the default run; run with --extended or MQSMF_EXTENDED=1.
+pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.extended]
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DAY = ScenarioConfig(
