@@ -368,8 +368,9 @@ def test_exit_codes_from_another_folder(readme_run):
     assert not readme_run["walkthrough"], "the gate walk-through failed"
     # 1: the planted violation, JUnit to a path relative to this folder. (0 from the project folder
     # is the README's baseline line; each run is a Spark application, so they are few.)
+    # --all: the walk-through's runs checked this load already, so by default nothing is left to check.
     bad = _check_elsewhere(
-        readme_run, "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--check", "qqst_tmfg_within_flgt",
+        readme_run, "--all", "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--check", "qqst_tmfg_within_flgt",
         "--no-docs", "--junit", "out/j.xml",
     )  # fmt: skip
     assert bad.returncode == 1, _tail(bad.stderr)
@@ -395,7 +396,7 @@ def test_unreadable_tables_exit_2_with_one_line(readme_run):
     for folder in tables:  # files that are not parquet any more (an empty folder would read as no rows)
         for data in (p for p in folder.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))):
             data.write_bytes(b"not a parquet file")
-    proc = _check_elsewhere(readme_run, "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--no-docs")
+    proc = _check_elsewhere(readme_run, "--all", "--stage", "raw", "--check", "qqst_nmag_within_flgt", "--no-docs")
     assert "cannot read the tables" in _one_line_error(proc)
 
 

@@ -100,8 +100,9 @@ def broken_invariants(tables: dict[str, pa.Table], cfg: ScenarioConfig) -> dict[
     g = numeric_columns(q)
     full = present(q, "QQSTPUTS")
     shared, partial = g["QQSTDISP"].astype(bool), g["QQSTPART"].astype(bool)
-    add("nmag_gt_flgt", qm, name, k, full & (g["QQSTNMAG"] > g["QQSTFLGT"]))
-    add("tmfg_gt_flgt", qm, name, k, full & (g["QQSTTMFG"] > g["QQSTFLGT"]))
+    nmag_over, tmfg_over = g["QQSTNMAG"] > g["QQSTFLGT"], g["QQSTTMFG"] > g["QQSTFLGT"]
+    add("nmag_gt_flgt", qm, name, k, full & nmag_over)
+    add("tmfg_gt_flgt", qm, name, k, full & tmfg_over)
     add("partial_nonzero_depth", qm, name, k, shared & partial & (g["QQSTDPTH"] != 0))
     add("partial_nonzero_age", qm, name, k, shared & partial & (g["QQSTMAGE"] != 0))
     add("puts_split", qm, name, k, full & (g["QQSTPUTS"] != g["QQSTNPPT"] + g["QQSTPPT"]))
@@ -129,6 +130,42 @@ def broken_invariants(tables: dict[str, pa.Table], cfg: ScenarioConfig) -> dict[
             | ((puts > 0) & ((g["QQSTMSAV"] < g["QQSTMSMI"]) | (g["QQSTMSAV"] > g["QQSTMSMA"])))
         ),
     )
+    add("get_failures_gt_flgt", qm, name, k, full & ~nmag_over & ~tmfg_over & (g["QQSTNMAG"] + g["QQSTTMFG"] > g["QQSTFLGT"]))
+    add("browse_failures_gt_flbr", qm, name, k, full & (g["QQSTNMAB"] + g["QQSTTMFB"] > g["QQSTFLBR"]))
+    add("handles_outside_watermarks", qm, name, k, full & ((g["QQSTIPCT"] > g["QQSTIPHI"]) | (g["QQSTIPCT"] < g["QQSTIPLO"])))
+    add(
+        "put_bytes_above_max_size",
+        qm,
+        name,
+        k,
+        full & (puts > 0) & (g["QQSTMSMI"] <= g["QQSTMSMA"]) & (g["QQSTPUTB"] + g["QQSTPT1B"] > g["QQSTMSMA"] * puts),
+    )
+    for check, count, amount in (
+        ("put_bytes_without_puts", "QQSTPUTS", "QQSTPUTB"),
+        ("get_bytes_without_gets", "QQSTGETS", "QQSTGETB"),
+        ("browse_bytes_without_browses", "QQSTBRWS", "QQSTBRWB"),
+    ):
+        add(check, qm, name, k, full & (g[count] == 0) & (g[amount] > 0))
+    # QQSTLPUT is a time of day no later than the end of the interval that reports it.
+    add("last_put_after_record", qm, name, k, present(q, "QQSTLPUT") & (g["QQSTLPUT"] > num(q, "interval_end")))
+    add("negative_depth", qm, name, k, g["QQSTDPTH"] < 0)
+    add(
+        "partial_private_depth_above_high",
+        qm,
+        name,
+        k,
+        full & ~shared & partial & ordered & (g["QQSTDPTH"] > g["QQSTDPHI"]),
+    )
+    # A shared queue lives in one CF structure: every row of it in its QSG names the same one.
+    qsgn = np.array(q.column("QQSTQSGN").to_pylist(), dtype=object)
+    cfst = np.array(q.column("QQSTCFST").to_pylist(), dtype=object)
+    for key in {(a, b) for a, b, s in zip(qsgn, name, shared, strict=True) if s}:
+        rows = np.nonzero(shared & (qsgn == key[0]) & (name == key[1]))[0]
+        values, counts = np.unique(cfst[rows].astype(str), return_counts=True)
+        usual = values[np.argmax(counts)]
+        odd = np.zeros(len(name), bool)
+        odd[rows[cfst[rows].astype(str) != usual]] = True
+        add("cf_structure_mismatch", qm, name, k, odd)
     p = tables["QPST"]
     pk, pq = interval_no(p, cfg), np.array(p.column("qmgr").to_pylist())
     cbsl, cbs, nbuf = num(p, "QPSTCBSL"), num(p, "QPSTCBS"), num(p, "QPSTNBUF")

@@ -18,6 +18,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
@@ -43,11 +44,13 @@ def _write_raw(spark, path: str, folder) -> None:
 
     from mqsmf import read_file
     from mqsmf.spark.load import raw_tables
+    from mqsmf.warehouse import partition_time_columns
 
     tables, report = read_file(path)
     assert not report.quarantine
     loaded_at = datetime(2025, 6, 3, tzinfo=UTC)
-    load = {"load_id": "dq-marts-test", "loaded_at": loaded_at, "source_sha256": report.sha256}
+    load = {"load_id": "dq-marts-test", "loaded_at": loaded_at, "source_sha256": report.sha256,
+            "load_date": loaded_at.date()}
     audit = [
         {**load, "source_file": path, "file_size": report.size, "framing": report.framing, "smf_type": typ,
          "smf_subtype": sub, "records_read": report.read[typ, sub], "records_decoded": n,
@@ -61,8 +64,12 @@ def _write_raw(spark, path: str, folder) -> None:
         elif name.upper() in tables:
             decoded = tables[name.upper()]
             rows = decoded.num_rows
+            # interval_date: the UTC date of the first non-NULL partition time (the contract's rule)
+            when = pc.coalesce(*(decoded[c] for c in partition_time_columns(name.upper())))
+            columns = {**load, "interval_date": pc.cast(when, pa.date32())}
             table = pa.Table.from_arrays(
-                [decoded[f.name] if f.name in decoded.column_names else pa.array([load[f.name]] * rows, f.type)
+                [decoded[f.name] if f.name in decoded.column_names
+                 else columns[f.name] if f.name == "interval_date" else pa.array([columns[f.name]] * rows, f.type)
                  for f in schema],
                 schema=schema,
             )  # fmt: skip
@@ -154,7 +161,7 @@ def _listed(spark, run_id: str) -> dict[str, set]:
 
 def _report(path) -> dict:
     """The --json report of the marts stage."""
-    return next(r for r in json.loads(path.read_text()) if r["stage"] == MARTS)
+    return next(r for r in json.loads(path.read_text())["stages"] if r["stage"] == MARTS)
 
 
 def test_the_dbt_marts_pass_every_marts_check_found_as_mqsmf_run_finds_them(spark, marts, monkeypatch, tmp_path):
@@ -177,11 +184,12 @@ def test_the_dbt_marts_pass_every_marts_check_found_as_mqsmf_run_finds_them(spar
 def test_mqsmf_check_all_names_the_rewritten_rollup_rows_and_fails(spark, tampered, tmp_path, capsys):
     from mqsmf.cli import main
 
-    common = ["check", "--raw-schema", RAW_SCHEMA, "--quality-schema", QUALITY, "--marts-schema", TAMPERED]
+    # --all: these raw tables come without smf_load_dates, so "what changed since the last gate run" is nothing
+    common = ["check", "--all", "--raw-schema", RAW_SCHEMA, "--quality-schema", QUALITY, "--marts-schema", TAMPERED]
     docs, out = tmp_path / "docs", tmp_path / "gate.json"
     rc = main([*common, "--stage", "all", "--docs", str(docs), "--json", str(out)])
     text = capsys.readouterr().out
-    assert rc == 1
+    assert rc == 1, text
     # The raw stage runs first, on the same load, and passes.
     assert "mqsmf check --stage raw: PASSED: 0 error and 0 warning checks failed" in text
     assert f"mqsmf check --stage marts: FAILED: {len(tampered)} error and 0 warning checks failed" in text

@@ -1090,11 +1090,12 @@ def _rollup_sql(spec: dict) -> Callable[[Mapping[str, str], Any], str | None]:
 
         def compared(m: str) -> str:
             # Counters are apportioned doubles summed in another order: equal within 1e-9 (relative).
-            # A NULL on one side only is a difference (-1: counters are never negative).
+            # A NULL on one side only is a difference (-1: counters are never negative). A row on one
+            # side only is the _complete check's finding, not every measure's: compared as equal.
             q, r = f"coalesce(CAST(q.{m} AS DOUBLE), -1)", f"coalesce(CAST(r.member_{m} AS DOUBLE), -1)"
             return (
-                f"{q} AS {m}, CASE WHEN abs({q} - {r}) <= 1e-9 * greatest(1, abs({r})) THEN {q} ELSE {r} END "
-                f"AS member_{m}"
+                f"{q} AS {m}, CASE WHEN q.interval_start_at IS NULL OR r.member_rows IS NULL "
+                f"OR abs({q} - {r}) <= 1e-9 * greatest(1, abs({r})) THEN {q} ELSE {r} END AS member_{m}"
             )
 
         return (
