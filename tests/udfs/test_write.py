@@ -11,10 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqsmf import read_file
-from mqsmf.framing import SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE, frame
+from mqsmf.framing import MAX_SEGMENT, SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE, frame
 from mqsmf.layouts import header_layout, layout
 from mqsmf.write import (
-    MAX_SEGMENT,
     DumpWriter,
     RecordHeader,
     build_records,

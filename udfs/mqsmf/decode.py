@@ -17,11 +17,24 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import codecs
+from .headers import (
+    BLOCK_EYECATCHER,
+    BLOCK_HEADER_SIZE,
+    BLOCK_ID,
+    MQ_TYPES,
+    QWHC_SIZE,
+    QWHS_LONG,
+    QWHS_SHORT,
+    QWHX_FOLLOWS,
+    QWHX_SIZE,
+    SUBTYPE_VALID,
+    TRIPLET_AREA,
+    TRIPLET_DTYPE,
+    TRIPLET_SIZE,
+)
 from .layouts import U64_TYPE, Layout, header_layout, layouts
 
 TYPED, RAW = "typed", "raw"
-MQ_TYPES = (115, 116)
-TRIPLET_AREA = 28  # triplet 0 sits at record offset 28 (offsets count the RDW)
 _GATHER_ROWS = 16384  # rows gathered at once: bounds the index array's memory
 # STATIME and ACCTIME are at most 1440 minutes: a longer QWHSDURN is damage, and its end would be
 # beyond any timestamp Arrow can turn into a datetime. Such an interval has no end (NULL).
@@ -98,12 +111,12 @@ def parse_headers(rb: RecordBuffer) -> Headers:
     smf_lay, qwhs_lay, qwhx_lay = header_layout("SMFHDR"), header_layout("QWHS"), header_layout("QWHX")
     smf = view(gather(rb, rb.base, np.minimum(rb.length, smf_lay.size), smf_lay.size), smf_lay)
     smf_type = smf["SM11xRTY"].astype(np.int32)
-    has_sub = (smf["SM11xFLG"] & 0x40) != 0
+    has_sub = (smf["SM11xFLG"] & SUBTYPE_VALID) != 0
     smf_subtype = np.where(has_sub, smf["SM11xSTF"].astype(np.int32), -1)
     problem: list[str | None] = [None] * n
     is_mq = np.isin(smf_type, MQ_TYPES)
 
-    short = is_mq & (rb.length < TRIPLET_AREA + 8)
+    short = is_mq & (rb.length < TRIPLET_AREA + TRIPLET_SIZE)
     for i in np.nonzero(short)[0]:
         problem[i] = f"record of {rb.length[i]} bytes is too short for the SMF header and triplet 0"
     mq = is_mq & ~short
@@ -111,43 +124,43 @@ def parse_headers(rb: RecordBuffer) -> Headers:
     t0 = np.zeros((n, 3), dtype=np.int64)
     t0[mq] = _triplet(rb, rb.base[mq] + TRIPLET_AREA)
     off0, len0 = t0[:, 0], t0[:, 1]
-    bad0 = mq & ((off0 < TRIPLET_AREA + 8) | (off0 + len0 > rb.length) | (len0 < 4))
+    bad0 = mq & ((off0 < TRIPLET_AREA + TRIPLET_SIZE) | (off0 + len0 > rb.length) | (len0 < 4))
     for i in np.nonzero(bad0)[0]:
         problem[i] = f"triplet 0 (offset {off0[i]}, length {len0[i]}) lies outside the {rb.length[i]}-byte record"
     mq &= ~bad0
 
-    has_qwhs = mq & (len0 >= 36)
+    has_qwhs = mq & (len0 >= QWHS_SHORT)
     qwhs = np.zeros(n, dtype=qwhs_lay.numpy_dtype())
     starts = rb.base + off0
     qwhs[has_qwhs] = view(gather(rb, starts[has_qwhs], len0[has_qwhs], qwhs_lay.size), qwhs_lay)
     qwhslen = qwhs["QWHSLEN"].astype(np.int64)
-    long_qwhs = has_qwhs & (qwhslen >= 52) & (len0 >= 52)
-    short_qwhs = has_qwhs & (qwhslen == 36)
+    long_qwhs = has_qwhs & (qwhslen >= QWHS_LONG) & (len0 >= QWHS_LONG)
+    short_qwhs = has_qwhs & (qwhslen == QWHS_SHORT)
 
     # QWHX (MQ 10): after a long QWHS, or after QWHS(36)+QWHC(92); trust the flag only with a
     # release >= 946 on short headers, whose flag byte holds garbage in older releases.
     rel = smf["SM11xREL"]
     rel_is_10 = np.array([r >= b"\xf9\xf4\xf6" for r in rel]) if n else np.zeros(0, bool)
-    flag = (qwhs["QWHSFLAG1"] & 0x40) != 0
-    qwhx_off = np.where(long_qwhs, qwhslen, 36 + 92)
-    want_qwhx = has_qwhs & flag & (long_qwhs | (short_qwhs & rel_is_10)) & (len0 >= qwhx_off + 16)
+    flag = (qwhs["QWHSFLAG1"] & QWHX_FOLLOWS) != 0
+    qwhx_off = np.where(long_qwhs, qwhslen, QWHS_SHORT + QWHC_SIZE)
+    want_qwhx = has_qwhs & flag & (long_qwhs | (short_qwhs & rel_is_10)) & (len0 >= qwhx_off + QWHX_SIZE)
     qwhx = np.zeros(n, dtype=qwhx_lay.numpy_dtype())
     qwhx[want_qwhx] = view(
-        gather(rb, starts[want_qwhx] + qwhx_off[want_qwhx], np.full(want_qwhx.sum(), 16), 16), qwhx_lay
+        gather(rb, starts[want_qwhx] + qwhx_off[want_qwhx], np.full(want_qwhx.sum(), QWHX_SIZE), QWHX_SIZE), qwhx_lay
     )
-    has_qwhx = want_qwhx & (qwhx["QWHXLEN"] == 16)
+    has_qwhx = want_qwhx & (qwhx["QWHXLEN"] == QWHX_SIZE)
 
     # Number of meaningful triplets: QWHSNSDA, or 2 without a QWHS (as IBM's formatter assumes).
     nsda = np.where(has_qwhs, qwhs["QWHSNSDA"].astype(np.int64), np.where(mq, 2, 0))
     nsda = np.maximum(np.where(mq, nsda, 0), np.where(mq, 1, 0))
-    too_many = mq & (TRIPLET_AREA + 8 * nsda > off0) & has_qwhs
+    too_many = mq & (TRIPLET_AREA + TRIPLET_SIZE * nsda > off0) & has_qwhs
     # Triplets must end before the data they describe starts; trim NSDA that claims otherwise.
-    nsda = np.where(too_many, np.maximum(1, (off0 - TRIPLET_AREA) // 8), nsda)
+    nsda = np.where(too_many, np.maximum(1, (off0 - TRIPLET_AREA) // TRIPLET_SIZE), nsda)
     max_t = int(nsda.max()) if n else 0
     trip = np.zeros((n, max(max_t, 1), 3), dtype=np.int64)
     for t in range(max_t):
         sel = nsda > t
-        trip[sel, t] = _triplet(rb, rb.base[sel] + TRIPLET_AREA + 8 * t)
+        trip[sel, t] = _triplet(rb, rb.base[sel] + TRIPLET_AREA + TRIPLET_SIZE * t)
         off, ln, cnt = trip[:, t, 0], trip[:, t, 1], trip[:, t, 2]
         bad = sel & (cnt > 0) & ((off < TRIPLET_AREA) | (off + ln * cnt > rb.length))
         for i in np.nonzero(bad)[0]:
@@ -160,7 +173,11 @@ def parse_headers(rb: RecordBuffer) -> Headers:
 
 
 def _triplet(rb: RecordBuffer, pos: np.ndarray) -> np.ndarray:
-    return np.stack([_be(rb, pos, 4), _be(rb, pos + 4, 2), _be(rb, pos + 6, 2)], axis=1).astype(np.int64)
+    """Offset, length and count of the triplets at buffer positions ``pos``, as an (n, 3) array."""
+    return np.stack([_be(rb, pos + o, w) for o, w in _TRIPLET_FIELDS], axis=1).astype(np.int64)
+
+
+_TRIPLET_FIELDS = tuple((TRIPLET_DTYPE.fields[k][1], TRIPLET_DTYPE[k].itemsize) for k in ("offset", "length", "count"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,10 +240,11 @@ def locate(
     problems: dict[int, str] = {}
     warnings: list[IdWarning] = []
     if lay.eyecatcher is not None:
-        head = gather(rb, inst.start, inst.avail, 8)
+        head = gather(rb, inst.start, inst.avail, BLOCK_HEADER_SIZE)
         blank = ~head.any(axis=1)  # all-zero slots (the obsolete 115/2 QPST slot) are not instances
-        eye = head[:, 4:8].copy().view("S4").reshape(-1)
-        short = ~blank & (inst.avail < 8)
+        eye_bytes = head[:, BLOCK_EYECATCHER.offset : BLOCK_EYECATCHER.end]
+        eye = eye_bytes.copy().view(f"S{BLOCK_EYECATCHER.length}").reshape(-1)
+        short = ~blank & (inst.avail < BLOCK_HEADER_SIZE)
         wrong_eye = ~blank & ~short & (eye != lay.eyecatcher_ebcdic)
         for k in np.nonzero(short | wrong_eye)[0]:
             r = int(inst.record[k])
@@ -234,11 +252,11 @@ def locate(
             if short[k]:
                 reason = f"{where} is {inst.avail[k]} bytes long, too short for its identifier, length and eyecatcher"
             else:
-                got = bytes(head[k, 4:8]).decode("cp037", "replace")
+                got = bytes(eye_bytes[k]).decode("cp037", "replace")
                 reason = f"{where} has eyecatcher {got!r} (expected {lay.eyecatcher!r})"
             problems.setdefault(r, reason)
         if lay.id_value is not None:
-            ident = (head[:, 0].astype(np.int64) << 8) | head[:, 1]
+            ident = head[:, BLOCK_ID.offset : BLOCK_ID.end].copy().view(BLOCK_ID.dtype).reshape(-1).astype(np.int64)
             odd = ~blank & ~short & ~wrong_eye & (ident != lay.id_value)
             if odd.any():
                 pairs, n = np.unique(np.stack([inst.record[odd], ident[odd]], axis=1), axis=0, return_counts=True)

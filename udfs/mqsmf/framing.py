@@ -16,10 +16,51 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .codecs import is_packed_date
+from .headers import (
+    MQ_TYPES,
+    QWHS_NSDA,
+    SMF_DATE,
+    SMF_DATE_END,
+    SMF_FLAG,
+    SMF_HEADER_NO_SUBTYPE,
+    SMF_TYPE,
+    SUBTYPE_VALID,
+    TRIPLET_AREA,
+    TRIPLET_COUNT,
+    TRIPLET_LENGTH,
+    TRIPLET_OFFSET,
+    TRIPLET_SIZE,
+)
 
 FRAMINGS = ("rdw", "bdw", "nordw")
+
+# The variable-length record format (descriptor words), not an SMF layout: written only here.
+# RDW: 2-byte segment length (RDW included), segment descriptor byte, zero byte.
+# BDW: 2-byte block length (BDW included, high bit clear), two zero bytes.
+RDW = 4
+BDW = 4
+# Bytes 2-3 of a descriptor word: an RDW's segment descriptor (SEG_*) and a zero byte; a BDW's zeros.
+DESCRIPTOR_FLAGS = 2
 SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE = 0, 1, 2, 3
-MAX_SEGMENT = 32760
+MAX_SEGMENT = 32760  # longest physical segment, RDW included
+MAX_BLOCK = 32760  # longest VBS block, BDW included
+BDW_EXTENDED = 0x80  # high bit of a BDW length: extended (large) block format, not used by SMF dumps
+MIN_SEGMENT = RDW + 1  # a segment carries at least one byte
+MIN_BLOCK = BDW + RDW
+
+
+def descriptor_word(length: int, segment: int = SEG_COMPLETE) -> bytes:
+    """An RDW (``segment``: SEG_*) or, with segment 0, a BDW of ``length`` bytes."""
+    return length.to_bytes(2, "big") + bytes((segment, 0))
+
+
+# SMF header positions in a record without its RDW (NORDW framing, or after the RDW).
+_FLAG_NORDW = SMF_FLAG - RDW
+_TYPE_NORDW = SMF_TYPE - RDW
+_DATE_NORDW = SMF_DATE - RDW
+_DATE_END_NORDW = SMF_DATE_END - RDW
+_SHORT_HEADER_NORDW = SMF_HEADER_NO_SUBTYPE - RDW  # the shortest SMF record
+_HEADER_NORDW = TRIPLET_AREA - RDW  # the SMF header with subtypes; an MQ record's triplets follow it
 # SMF record types that may appear in an MQ dump; used only to judge resynchronisation candidates.
 _RESYNC_CHAIN = 3  # a candidate must be followed by this many well-formed records (or the end)
 
@@ -65,22 +106,23 @@ def _u16(b, p: int) -> int:
 def _plausible_record_start(b, p: int, n: int, rdw: bool) -> bool:
     """Does an SMF record (type, flag, packed date) plausibly start at p? For rdw=True p points at
     an RDW, otherwise at the SMF flag byte."""
-    h = p + 4 if rdw else p
-    if h + 10 > n:
+    h = p + RDW if rdw else p
+    if h + _DATE_END_NORDW > n:
         return False
-    return is_packed_date(b[h + 6], b[h + 7], b[h + 8], b[h + 9])
+    d = h + _DATE_NORDW
+    return is_packed_date(b[d], b[d + 1], b[d + 2], b[d + 3])
 
 
 def _rdw_ok(b, p: int, n: int, limit: int) -> bool:
     """Is there a sane RDW at p (within the end ``limit``)?"""
-    if p + 4 > limit:
+    if p + RDW > limit:
         return False
     length = _u16(b, p)
-    seg = b[p + 2]
-    if length < 5 or length > MAX_SEGMENT or seg > 3 or b[p + 3] != 0 or p + length > limit:
+    if not _rdw_fields_ok(b, p, length) or p + length > limit:
         return False
+    seg = b[p + DESCRIPTOR_FLAGS]
     if seg in (SEG_COMPLETE, SEG_FIRST):
-        return length >= 14 and _plausible_record_start(b, p, n, rdw=True)
+        return length >= SMF_DATE_END and _plausible_record_start(b, p, n, rdw=True)
     return True
 
 
@@ -104,7 +146,7 @@ class _Builder:
     def segment(self, b, p: int, length: int) -> None:
         """Accept one well-formed RDW segment at p."""
         self.segments += 1
-        seg = b[p + 2]
+        seg = b[p + DESCRIPTOR_FLAGS]
         if seg == SEG_COMPLETE:
             self.drop_open(p, "spanned record has no last segment: a complete record follows")
             self.offsets.append(p)
@@ -118,7 +160,7 @@ class _Builder:
                 what = "last" if seg == SEG_LAST else "middle"
                 self.bad(p, length, f"orphan {what} segment of a spanned record (no first segment)")
                 return
-            self.open[1].append(bytes(b[p + 4 : p + length]))
+            self.open[1].append(bytes(b[p + RDW : p + length]))
             self.open = (*self.open[:2], p + length)
             if seg == SEG_LAST:
                 start, pieces, _ = self.open
@@ -150,7 +192,7 @@ class _Builder:
             spanned={i: v for i, v in self.spanned.items()},
             quarantine=self.quarantine,
             segments=self.segments,
-            header_bytes=0 if self.framing == "nordw" else 4,
+            header_bytes=0 if self.framing == "nordw" else RDW,
         )
 
 
@@ -186,18 +228,19 @@ def _packed_date_maybe(c: np.ndarray, at: int, count: int) -> np.ndarray:
 def _rdw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
     """Necessary for a complete or first segment's RDW at each position: what _rdw_ok demands."""
     length = (c[:count].astype(np.int32) << 8) | c[1 : 1 + count]
+    f = DESCRIPTOR_FLAGS
     return (
-        (c[2 : 2 + count] <= 1)
-        & (c[3 : 3 + count] == 0)
-        & (length >= 14)
+        (c[f : f + count] <= SEG_FIRST)
+        & (c[f + 1 : f + 1 + count] == 0)
+        & (length >= SMF_DATE_END)
         & (length <= MAX_SEGMENT)
-        & _packed_date_maybe(c, 10, count)
+        & _packed_date_maybe(c, SMF_DATE, count)
     )
 
 
 def _resync_rdw(b, start: int, n: int) -> int:
     """Next position >= start where a chain of well-formed RDW records begins (or n)."""
-    for q in _candidates(b, start, n - 4, n, 14, _rdw_start_maybe):
+    for q in _candidates(b, start, n - RDW, n, SMF_DATE_END, _rdw_start_maybe):
         if _chain_ok(b, q, n):
             return q
     return n
@@ -218,7 +261,7 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
     out = _Builder("rdw", base)
     p = 0
     while p < n:
-        if n - p < 4:
+        if n - p < RDW:
             # A spanned record still open ends here, so its span and the stray bytes do not overlap.
             out.drop_open(p, "file ends inside a spanned record (truncated)")
             out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for an RDW)")
@@ -232,7 +275,7 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
                 continue
             # Either this record's length or the next record is damaged: a valid record starting
             # inside this one means the length is wrong.
-            q = _resync_rdw(b, p + 4, n)
+            q = _resync_rdw(b, p + RDW, n)
             if q >= nxt:
                 out.segment(b, p, length)
                 p = nxt
@@ -243,7 +286,7 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
             continue
         q = _resync_rdw(b, p + 1, n)
         out.drop_open(p, "spanned record interrupted by damaged data")
-        if q == n and 5 <= length <= MAX_SEGMENT and b[p + 2] <= 3 and b[p + 3] == 0 and p + length > n:
+        if q == n and _rdw_fields_ok(b, p, length) and p + length > n:
             out.bad(p, n - p, f"truncated record: RDW says {length} bytes, {n - p} remain")
             break
         out.bad(p, q - p, _rdw_reason(b, p, n))
@@ -253,21 +296,30 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
 
 def _tail_is_short(b, p: int, n: int) -> bool:
     """After a good record, a truncated final record still counts as a boundary."""
-    if p + 4 > n:
+    if p + RDW > n:
         return True
     length = _u16(b, p)
-    return 5 <= length <= MAX_SEGMENT and b[p + 2] <= 3 and b[p + 3] == 0 and p + length > n
+    return _rdw_fields_ok(b, p, length) and p + length > n
+
+
+def _rdw_fields_ok(b, p: int, length: int) -> bool:
+    """Are the length and segment descriptor of the RDW at p well-formed (where it ends aside)?"""
+    return (
+        MIN_SEGMENT <= length <= MAX_SEGMENT
+        and b[p + DESCRIPTOR_FLAGS] <= SEG_MIDDLE
+        and b[p + DESCRIPTOR_FLAGS + 1] == 0
+    )
 
 
 def _rdw_reason(b, p: int, n: int) -> str:
-    if p + 4 > n:
+    if p + RDW > n:
         return f"{n - p} stray bytes (too short for an RDW)"
     length = _u16(b, p)
-    seg = b[p + 2]
-    if length < 5 or length > MAX_SEGMENT:
+    seg, zero = b[p + DESCRIPTOR_FLAGS], b[p + DESCRIPTOR_FLAGS + 1]
+    if length < MIN_SEGMENT or length > MAX_SEGMENT:
         return f"invalid RDW length {length}"
-    if seg > 3 or b[p + 3] != 0:
-        return f"invalid RDW segment descriptor X'{seg:02X}{b[p + 3]:02X}'"
+    if seg > SEG_MIDDLE or zero != 0:
+        return f"invalid RDW segment descriptor X'{seg:02X}{zero:02X}'"
     if seg in (SEG_COMPLETE, SEG_FIRST) and not _plausible_record_start(b, p, n, rdw=True):
         return "no valid SMF header after the RDW (bad packed date)"
     return f"record of {length} bytes is not followed by a valid RDW (damaged length)"
@@ -278,15 +330,16 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
     out = _Builder("bdw", base)
     p = 0
     while p < n:
-        if n - p < 8:
+        if n - p < MIN_BLOCK:
             out.drop_open(p, "file ends inside a spanned record (truncated)")
             out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for a block)")
             break
         blen = _u16(b, p)
-        if b[p] & 0x80 or blen < 8 or b[p + 2] != 0 or b[p + 3] != 0:
+        if not _bdw_fields_ok(b, p, blen):
             q = _resync_bdw(b, p + 1, n)
             out.drop_open(p, "spanned record interrupted by damaged data")
-            out.bad(p, q - p, f"invalid BDW (length {blen}, X'{b[p + 2]:02X}{b[p + 3]:02X}')")
+            flags = b[p + DESCRIPTOR_FLAGS], b[p + DESCRIPTOR_FLAGS + 1]
+            out.bad(p, q - p, f"invalid BDW (length {blen}, X'{flags[0]:02X}{flags[1]:02X}')")
             p = q
             continue
         end = p + blen
@@ -295,7 +348,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
             end = n
         else:
             end_note = ""
-        s = p + 4
+        s = p + BDW
         while s < end and _rdw_ok(b, s, n, end):
             out.segment(b, s, _u16(b, s))
             s += _u16(b, s)
@@ -305,7 +358,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
                     out.drop_open(s, f"spanned record cut short by truncation ({end_note})")
                 else:
                     out.drop_open(s, "spanned record cut short by truncation")
-                    out.bad(p, 4, end_note)
+                    out.bad(p, BDW, end_note)
             p = end
             continue
         # A segment does not fit: the block (or its BDW length) is damaged. Resynchronise from
@@ -317,7 +370,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
             out.bad(s, n - s, end_note)
         elif q == s:
             # The next block starts right where the segments end: only the BDW length was wrong.
-            out.bad(p, 4, f"damaged BDW length {blen}: its segments end at offset {out.base + s}")
+            out.bad(p, BDW, f"damaged BDW length {blen}: its segments end at offset {out.base + s}")
         else:
             out.drop_open(s, "spanned record interrupted by damaged data")
             out.bad(s, q - s, "segment does not fit its block: " + _rdw_reason(b, s, n))
@@ -326,13 +379,13 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
 
 
 def _bdw_ok(b, p: int, n: int) -> bool:
-    if p + 8 > n:
+    if p + MIN_BLOCK > n:
         return False
     blen = _u16(b, p)
-    if b[p] & 0x80 or blen < 8 or b[p + 2] or b[p + 3]:
+    if not _bdw_fields_ok(b, p, blen):
         return False
     end = min(n, p + blen)
-    s = p + 4
+    s = p + BDW
     while s < end:
         if not _rdw_ok(b, s, n, end):
             return False
@@ -340,23 +393,34 @@ def _bdw_ok(b, p: int, n: int) -> bool:
     return s == p + blen
 
 
+def _bdw_fields_ok(b, p: int, blen: int) -> bool:
+    """Is the BDW at p well-formed (a plain block length and zero flag bytes)?"""
+    return (
+        not b[p] & BDW_EXTENDED
+        and blen >= MIN_BLOCK
+        and b[p + DESCRIPTOR_FLAGS] == 0
+        and b[p + DESCRIPTOR_FLAGS + 1] == 0
+    )
+
+
 def _bdw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
     """Necessary for a BDW at each position: what _bdw_ok demands of it and of its first RDW."""
+    f, r = DESCRIPTOR_FLAGS, BDW
     blen = (c[:count].astype(np.int32) << 8) | c[1 : 1 + count]
-    rlen = (c[4 : 4 + count].astype(np.int32) << 8) | c[5 : 5 + count]
+    rlen = (c[r : r + count].astype(np.int32) << 8) | c[r + 1 : r + 1 + count]
     return (
-        (c[:count] < 0x80)
-        & (blen >= 8)
-        & (c[2 : 2 + count] == 0)
-        & (c[3 : 3 + count] == 0)
-        & (rlen >= 5)
-        & (c[6 : 6 + count] <= 3)
-        & (c[7 : 7 + count] == 0)
+        (c[:count] < BDW_EXTENDED)
+        & (blen >= MIN_BLOCK)
+        & (c[f : f + count] == 0)
+        & (c[f + 1 : f + 1 + count] == 0)
+        & (rlen >= MIN_SEGMENT)
+        & (c[r + f : r + f + count] <= SEG_MIDDLE)
+        & (c[r + f + 1 : r + f + 1 + count] == 0)
     )
 
 
 def _resync_bdw(b, start: int, n: int) -> int:
-    for q in _candidates(b, start, n - 8, n, 8, _bdw_start_maybe):
+    for q in _candidates(b, start, n - MIN_BLOCK, n, MIN_BLOCK, _bdw_start_maybe):
         if _bdw_ok(b, q, n):
             return q
     return n
@@ -364,36 +428,44 @@ def _resync_bdw(b, start: int, n: int) -> int:
 
 def _nordw_length(b, p: int, n: int) -> tuple[int, str]:
     """Length of the NORDW record at p (excluding the virtual RDW), or (0, reason)."""
-    if p + 14 > n:
+    if p + _SHORT_HEADER_NORDW > n:
         return 0, f"{n - p} stray bytes at end of file (too short for an SMF header)"
     if not _plausible_record_start(b, p, n, rdw=False):
         return 0, "no valid SMF header (bad packed date)"
-    flag, rtype = b[p], b[p + 1]
-    if rtype not in (115, 116):
-        return (24 if flag & 0x40 else 14), ""
-    if p + 32 > n:
+    flag, rtype = b[p + _FLAG_NORDW], b[p + _TYPE_NORDW]
+    if rtype not in MQ_TYPES:
+        return (_HEADER_NORDW if flag & SUBTYPE_VALID else _SHORT_HEADER_NORDW), ""
+    if p + _HEADER_NORDW + TRIPLET_SIZE > n:
         return 0, "record too short for its triplets (truncated)"
-    # Triplet offsets count a 4-byte RDW that is absent here.
-    off0 = int.from_bytes(b[p + 24 : p + 28], "big") - 4
-    len0 = _u16(b, p + 28)
+    off0, len0, _ = _triplet(b, p + _HEADER_NORDW)
     nsda = 2
-    if len0 >= 8 and off0 >= 0 and p + off0 + 7 <= n:
-        nsda = max(1, b[p + off0 + 6])
+    if len0 > QWHS_NSDA and off0 >= 0 and p + off0 + QWHS_NSDA < n:
+        nsda = max(1, b[p + off0 + QWHS_NSDA])
     end = 0
     for i in range(nsda):
-        t = p + 24 + 8 * i
-        if t + 8 > n:
+        t = p + _HEADER_NORDW + TRIPLET_SIZE * i
+        if t + TRIPLET_SIZE > n:
             return 0, "record too short for its triplets (truncated)"
-        off = int.from_bytes(b[t : t + 4], "big") - 4
-        ln, cnt = _u16(b, t + 4), _u16(b, t + 6)
+        off, ln, cnt = _triplet(b, t)
         if cnt:
             end = max(end, off + ln * cnt)
-    end = max(end, 24 + 8 * nsda)
+    end = max(end, _HEADER_NORDW + TRIPLET_SIZE * nsda)
     if end > 1 << 24:
         return 0, f"implausible record length {end} from its triplets"
     if p + end > n:
         return 0, f"truncated record: its triplets need {end} bytes, {n - p} remain"
     return end, ""
+
+
+def _triplet(b, t: int) -> tuple[int, int, int]:
+    """Offset (made relative to the record's first byte: it counts a 4-byte RDW that is absent
+    here), length and count of the triplet at t."""
+    o, ln, c = TRIPLET_OFFSET, TRIPLET_LENGTH, TRIPLET_COUNT
+    return (
+        int.from_bytes(b[t + o.offset : t + o.end], "big") - RDW,
+        int.from_bytes(b[t + ln.offset : t + ln.end], "big"),
+        int.from_bytes(b[t + c.offset : t + c.end], "big"),
+    )
 
 
 def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
@@ -410,7 +482,7 @@ def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
                 out.segments += 1
                 out.offsets.append(p)
                 out.ends.append(nxt)
-                out.lengths.append(length + 4)
+                out.lengths.append(length + RDW)
                 p = nxt
                 continue
             reason = f"damaged triplets (record length {length}): a valid record starts inside it at offset {base + q}"
@@ -427,12 +499,12 @@ def _nordw_truncated(b, p: int, n: int) -> bool:
 
 
 def _nordw_start_maybe(c: np.ndarray, count: int) -> np.ndarray:
-    rtype = c[1 : 1 + count]
-    return ((rtype == 2) | (rtype == 3) | (rtype == 115) | (rtype == 116)) & _packed_date_maybe(c, 6, count)
+    rtype = c[_TYPE_NORDW : _TYPE_NORDW + count]
+    return ((rtype == 2) | (rtype == 3) | (rtype == 115) | (rtype == 116)) & _packed_date_maybe(c, _DATE_NORDW, count)
 
 
 def _resync_nordw(b, start: int, n: int) -> int:
-    for q in _candidates(b, start, n - 14, n, 14, _nordw_start_maybe):
+    for q in _candidates(b, start, n - _SHORT_HEADER_NORDW, n, _SHORT_HEADER_NORDW, _nordw_start_maybe):
         if _plausible_record_start(b, q, n, rdw=False):
             length, _ = _nordw_length(b, q, n)
             if length and (q + length == n or _nordw_length(b, q + length, n)[0] or _nordw_truncated(b, q + length, n)):
@@ -443,7 +515,7 @@ def _resync_nordw(b, start: int, n: int) -> int:
 def detect_framing(b, n: int | None = None) -> str:
     """RDW, BDW or NORDW, judged from the first records (layouts spec, section 1.4)."""
     n = len(b) if n is None else n
-    if n < 14:
+    if n < _SHORT_HEADER_NORDW:
         raise FramingError(f"{n} bytes is too short to hold an SMF record")
     scores = {}
     for name in FRAMINGS:

@@ -25,17 +25,22 @@ from typing import BinaryIO
 import numpy as np
 
 from . import codecs
+from .framing import BDW, MAX_BLOCK, RDW, SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE, descriptor_word
+from .headers import (
+    BLOCK_EYECATCHER,
+    BLOCK_ID,
+    BLOCK_LENGTH,
+    QWHX_FOLLOWS,
+    SMF_HEADER_NO_SUBTYPE,
+    TRIPLET_AREA,
+    TRIPLET_DTYPE,
+    TRIPLET_SIZE,
+)
 from .layouts import Layout, header_layout
 
-TRIPLET_AREA = 28  # record offset of triplet 0 (offsets count the 4-byte RDW)
-RDW = 4
-MAX_SEGMENT = 32760  # longest physical segment, RDW included
-MAX_BLOCK = 32760  # longest VBS block, BDW included
 MIN_FIRST_SEGMENT_DATA = 16  # do not start a spanned record in a block with less room than this
-SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE = 0, 1, 2, 3
 SMF_FLAG_MQ = 0x5E  # X'40' (subtype valid) plus operating-system bits, as MQ writes it
 SMF_FLAG_DUMP = 0x1E  # IFASMFDP dump header/trailer: no subtype
-QWHX_FOLLOWS = 0x40  # QWHSFLAG1 bit: a QWHX extension header follows the QWHS
 
 
 # ------------------------------------------------------------------------------------------------
@@ -212,7 +217,7 @@ def encode(
         if lay.id_value is not None and lay.fields[0].name not in given:
             arr[lay.fields[0].column] = lay.id_value
         if lay.eyecatcher:
-            eye = next(f for f in lay.data_fields if f.kind == "char")
+            eye = lay.eyecatcher_field
             if eye.name not in given:
                 arr[eye.column] = ebcdic(lay.eyecatcher, eye.length, n)
         if lay.length_field and lay.length_field not in given:
@@ -229,9 +234,12 @@ def entry_block(lay: Layout, entries: np.ndarray) -> np.ndarray:
         raise ValueError(f"{lay.name}: at most {lay.entry_count} entries")
     size = lay.entry_start + lay.entry_size * lay.entry_count
     block = np.zeros(size, dtype=np.uint8)
-    block[0:2] = np.frombuffer(int(lay.id_value).to_bytes(2, "big"), dtype=np.uint8)
-    block[2:4] = np.frombuffer(size.to_bytes(2, "big"), dtype=np.uint8)
-    block[4:8] = np.frombuffer(lay.eyecatcher.encode("cp037"), dtype=np.uint8)
+    for f, value in (
+        (BLOCK_ID, int(lay.id_value).to_bytes(BLOCK_ID.length, "big")),
+        (BLOCK_LENGTH, size.to_bytes(BLOCK_LENGTH.length, "big")),
+        (BLOCK_EYECATCHER, lay.eyecatcher_ebcdic),
+    ):
+        block[f.offset : f.end] = np.frombuffer(value, dtype=np.uint8)
     block[lay.entry_start : lay.entry_start + n * lay.entry_size] = entries.reshape(-1)
     return block.reshape(1, size)
 
@@ -327,7 +335,7 @@ def build_records(headers: Sequence[RecordHeader], sections: Sequence[Mapping[in
     smf, qwhs, qwhx = _encoded_headers(headers)
     out = []
     for i, (hdr, secs) in enumerate(zip(headers, sections, strict=True)):
-        pos = TRIPLET_AREA + 8 * hdr.nsda
+        pos = TRIPLET_AREA + TRIPLET_SIZE * hdr.nsda
         triplets = np.zeros((hdr.nsda, 3), dtype=np.int64)
         pieces = []
         for t in sorted(secs):
@@ -349,11 +357,11 @@ def build_records(headers: Sequence[RecordHeader], sections: Sequence[Mapping[in
             raise ValueError("record too large for its triplets")
         rec = np.empty(total, dtype=np.uint8)
         rec[:TRIPLET_AREA] = smf[i]
-        rec[0:4] = 0
-        trip = np.zeros(hdr.nsda, dtype=[("off", ">u4"), ("len", ">u2"), ("cnt", ">u2")])
-        trip["off"], trip["len"], trip["cnt"] = triplets[:, 0], triplets[:, 1], triplets[:, 2]
-        rec[TRIPLET_AREA : TRIPLET_AREA + 8 * hdr.nsda] = trip.view(np.uint8)
-        start = TRIPLET_AREA + 8 * hdr.nsda
+        rec[:RDW] = 0  # the framing writes the descriptor words
+        trip = np.zeros(hdr.nsda, dtype=TRIPLET_DTYPE)
+        trip["offset"], trip["length"], trip["count"] = triplets[:, 0], triplets[:, 1], triplets[:, 2]
+        start = TRIPLET_AREA + TRIPLET_SIZE * hdr.nsda
+        rec[TRIPLET_AREA:start] = trip.view(np.uint8)
         for p in pieces:
             rec[start : start + len(p)] = p
             start += len(p)
@@ -380,17 +388,12 @@ def dump_record(smf_type: int, system_id: str, local_us: int) -> bytes:
         },
         1,
     )
-    end = lay.field("SM11xSID").end  # the dump records end after the system id
-    return bytes(hdr[0, :end])
+    return bytes(hdr[0, :SMF_HEADER_NO_SUBTYPE])
 
 
 # ------------------------------------------------------------------------------------------------
 # Framing: RDW segments, VBS blocks, NORDW
 # ------------------------------------------------------------------------------------------------
-
-
-def _rdw(length: int, seg: int) -> bytes:
-    return length.to_bytes(2, "big") + bytes((seg, 0))
 
 
 @dataclass
@@ -424,7 +427,7 @@ class DumpWriter:
         self.block_size = block_size
         self.pos = 0  # file bytes written (and pending in the open block)
         self._block: list[bytes] = []
-        self._block_used = 4  # BDW
+        self._block_used = BDW
 
     def write(self, record: bytes) -> WrittenRecord:
         """Write one logical record (RDW placeholder included, as ``build_records`` makes it)."""
@@ -461,9 +464,9 @@ class DumpWriter:
 
     def _segment(self, out: WrittenRecord, seg: int, data) -> None:
         if not self._block and self.framing == "bdw":
-            self.pos += 4  # the block's BDW
+            self.pos += BDW
         offset = self.pos
-        self._block.append(_rdw(RDW + len(data), seg) + bytes(data))
+        self._block.append(descriptor_word(RDW + len(data), seg) + bytes(data))
         self._block_used += RDW + len(data)
         self.pos += RDW + len(data)
         if out.offset < 0:
@@ -476,10 +479,10 @@ class DumpWriter:
         if self._block:
             body = b"".join(self._block)
             if self.framing == "bdw":
-                self.fh.write(_rdw(len(body) + 4, 0))
+                self.fh.write(descriptor_word(len(body) + BDW))
             self.fh.write(body)
         self._block = []
-        self._block_used = 4
+        self._block_used = BDW
 
     def close(self) -> None:
         self._close_block()

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..framing import MAX_BLOCK
 from .config import (
     CORRUPTIONS,
     PRESETS,
@@ -138,7 +139,7 @@ def add_subcommand(subparsers) -> None:
         default="rdw",
         help="descriptor words of the written file: rdw (VBS as dumped), bdw (with block words), nordw (none)",
     )
-    g.add_argument("--block-size", type=int, default=32760, help="VBS block size (RDW segmentation and BDW blocks)")
+    g.add_argument("--block-size", type=int, default=MAX_BLOCK, help="VBS block size (RDW segmentation and BDW blocks)")
     g.add_argument(
         "--events",
         action="store_true",

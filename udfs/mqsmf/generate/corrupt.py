@@ -20,9 +20,9 @@ import os
 
 import numpy as np
 
+from ..framing import DESCRIPTOR_FLAGS, MAX_SEGMENT, RDW, SEG_MIDDLE
+from ..headers import TRIPLET_AREA, TRIPLET_COUNT, TRIPLET_OFFSET, TRIPLET_SIZE
 from ..layouts import placements
-
-TRIPLET_AREA = 28
 
 
 def _read(path: str, offset: int, length: int) -> bytes:
@@ -47,23 +47,22 @@ def _file_bytes(rec: dict) -> int:
 
 def _logical_to_file(rec: dict, logical: int, framing: str) -> int:
     # Logical offsets count the first RDW; a NORDW record has none.
-    return rec["offset"] + logical - (4 if framing == "nordw" else 0)
+    return rec["offset"] + logical - (RDW if framing == "nordw" else 0)
 
 
 def _eyecatcher_position(path: str, rec: dict, framing: str) -> tuple[int, str]:
     """File offset of the first byte of the record's first eyecatcher, and the structure."""
-    head = _read(path, rec["offset"] - (4 if framing == "nordw" else 0), min(rec["length"], 512))
+    head = _read(path, rec["offset"] - (RDW if framing == "nordw" else 0), min(rec["length"], 512))
     if framing == "nordw":
-        head = b"\0\0\0\0" + head[4:]
+        head = bytes(RDW) + head[RDW:]
     for t, lay in sorted(placements()[(115, rec["subtype"])], key=lambda x: x[0]):
         if not lay.eyecatcher:
             continue
-        p = TRIPLET_AREA + 8 * t
-        off = int.from_bytes(head[p : p + 4], "big")
-        count = int.from_bytes(head[p + 6 : p + 8], "big")
+        p = TRIPLET_AREA + TRIPLET_SIZE * t
+        off = int.from_bytes(head[p + TRIPLET_OFFSET.offset : p + TRIPLET_OFFSET.end], "big")
+        count = int.from_bytes(head[p + TRIPLET_COUNT.offset : p + TRIPLET_COUNT.end], "big")
         if count:
-            eye = next(f for f in lay.data_fields if f.kind == "char")
-            return _logical_to_file(rec, off + eye.offset, framing), lay.name
+            return _logical_to_file(rec, off + lay.eyecatcher_field.offset, framing), lay.name
     raise ValueError(f"record at {rec['offset']} has no structure with an eyecatcher")
 
 
@@ -244,8 +243,9 @@ def _bad_length_delta(path: str, rec: dict, nxt: dict) -> int:
     _, seg_len = rec["segments"][0]
     nxt_off, nxt_len = nxt["segments"][0]
     body = _read(path, nxt_off, nxt_len)
-    for delta in range(7, min(nxt_len - 8, 32760 - seg_len)):
+    for delta in range(7, min(nxt_len - 8, MAX_SEGMENT - seg_len)):
         p = delta  # position inside the next record where the bad length ends
-        if p + 4 <= len(body) and (body[p + 2] > 3 or body[p + 3] != 0):
+        flags = p + DESCRIPTOR_FLAGS
+        if p + RDW <= len(body) and (body[flags] > SEG_MIDDLE or body[flags + 1] != 0):
             return delta
     raise ValueError("no position for a damaged RDW length")

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..decode import TYPED, arrow_schema
+from ..framing import MAX_BLOCK
 from ..layouts import layout, placements
 from ..write import DumpWriter, RecordHeader, build_records, dump_record, encode, entry_block, version_length
 from . import topology as topo_mod
@@ -404,7 +405,7 @@ def write_scenario(
     path: str,
     framing: str = "rdw",
     corrupt: list[str] | tuple[str, ...] | str | None = None,
-    block_size: int = 32760,
+    block_size: int = MAX_BLOCK,
 ) -> dict:
     """Write the scenario's dump (type 2 header, the 115 records, type 3 trailer) to ``path`` and
     its manifest to ``path + '.manifest.json'``; return the manifest."""

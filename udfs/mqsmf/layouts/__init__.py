@@ -176,6 +176,13 @@ class Layout:
     def _fields_by_name(self) -> dict[str, Field]:
         return {f.name: f for f in self.fields}
 
+    @cached_property
+    def eyecatcher_field(self) -> Field | None:
+        """The field that holds the eyecatcher (the layout's first text field), if it has one."""
+        if not self.eyecatcher:
+            return None
+        return next(f for f in self.data_fields if f.kind == "char")
+
     @property
     def eyecatcher_ebcdic(self) -> bytes | None:
         return self.eyecatcher.encode("cp037") if self.eyecatcher else None
