@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from mqsmf import warehouse
-from mqsmf.quality.rules import quote
+from mqsmf.quality.rules import AtMost
 from mqsmf.spark.session import local_conf
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -70,7 +70,8 @@ def test_dbt_clean_and_removing_target_keep_the_data(monkeypatch, tmp_path):
 
 
 def test_names_and_values_are_quoted_for_spark_sql():
-    assert warehouse.ident("a`b") == "`a``b`" == quote("a`b")
+    assert warehouse.ident("a`b") == "`a``b`"
+    assert "`a``b` <= `c`" in AtMost("a`b", "c").violation_sql()  # the gate's SQL quotes names the same way
     assert warehouse.qualified("s", "t`x") == "`s`.`t``x`"
     assert warehouse.literal("it's \\ here") == "'it\\'s \\\\ here'"
     assert warehouse.literal(None) == "NULL" and warehouse.literal(True) == "true" and warehouse.literal(3) == "3"

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..decode import MAX_INTERVAL_US
 from ..layouts import Layout, column_name, layout, layouts
+from ..warehouse import ident, literal
 from .rules import (
     AtMost,
     Between,
@@ -37,8 +38,6 @@ from .rules import (
     SumOf,
     Unique,
     When,
-    literal,
-    quote,
 )
 
 ERROR = "error"
@@ -115,7 +114,7 @@ class Check:
     def values_sql(self) -> str:
         """The involved values of a row as a JSON object (decimal counters stay numbers)."""
         names = dict.fromkeys([*(w.column for w in self.when), *self.rule.columns])
-        return "to_json(named_struct(" + ", ".join(f"{literal(n)}, {quote(n)}" for n in names) + "))"
+        return "to_json(named_struct(" + ", ".join(f"{literal(n)}, {ident(n)}" for n in names) + "))"
 
 
 @dataclass(frozen=True)
@@ -174,7 +173,7 @@ def _object_key_sql(lay: Layout) -> str:
     keys = [column_name(k) for k in lay.natural_key]
     if not keys:
         return "CAST(NULL AS STRING)"
-    return "concat_ws('/', " + ", ".join(f"CAST({quote(k)} AS STRING)" for k in keys) + ")"
+    return "concat_ws('/', " + ", ".join(f"CAST({ident(k)} AS STRING)" for k in keys) + ")"
 
 
 def _records_sql(tables: Mapping[str, str], spark=None) -> str | None:
@@ -184,13 +183,13 @@ def _records_sql(tables: Mapping[str, str], spark=None) -> str | None:
         table = tables.get(table_of(lay.name))
         if table is None:
             continue
-        ident, eye = _identity(lay)
+        id_column, eye = _identity(lay)
         parts.append(
             f"SELECT {literal(lay.name)} AS structure, smf_type, smf_subtype, qmgr, qsg, interval_start, "
             f"interval_end, source_file, record_offset, entry_index, {_object_key_sql(lay)} AS object_key, "
-            f"CAST({quote(ident) if ident else 'NULL'} AS INT) AS identifier, "
-            f"{lay.id_value if ident else 'CAST(NULL AS INT)'} AS identifier_expected, "
-            f"CAST({quote(eye) if eye else 'NULL'} AS STRING) AS eyecatcher, "
+            f"CAST({ident(id_column) if id_column else 'NULL'} AS INT) AS identifier, "
+            f"{lay.id_value if id_column else 'CAST(NULL AS INT)'} AS identifier_expected, "
+            f"CAST({ident(eye) if eye else 'NULL'} AS STRING) AS eyecatcher, "
             f"{literal(lay.eyecatcher) if eye else 'CAST(NULL AS STRING)'} AS eyecatcher_expected "
             f"FROM {table}"
         )
@@ -342,7 +341,7 @@ def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typ
         on = " AND ".join(
             ["t.qmgr = r.qmgr", "t.smf_subtype = r.smf_subtype"]
             + ["coalesce(t.interval_start, t.record_stck) = coalesce(r.interval_start, r.record_stck)"]
-            + [f"t.{quote(k)} <=> r.{quote(k)}" for k in key]
+            + [f"t.{ident(k)} <=> r.{ident(k)}" for k in key]
         )
         reread.append(
             f"SELECT {literal(lay.name)} AS structure, r.entry_index, r.record_offset, r.qmgr, r.qsg, "

@@ -48,9 +48,9 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ..warehouse import DEFAULT_DBT_SCHEMA, QUALITY_SCHEMA, RAW_SCHEMA
+from ..warehouse import DEFAULT_DBT_SCHEMA, QUALITY_SCHEMA, RAW_SCHEMA, ident, literal
 from .checks import ERROR, MARTS, RAW, STAGES, VIEW_PREFIX, WARN, Catalogue, Check, Frame, catalogue
-from .rules import gx_row_condition, literal, quote
+from .rules import gx_row_condition
 
 VIOLATIONS_TABLE = "dq_violations"
 RESULTS_TABLE = "dq_check_results"
@@ -141,7 +141,7 @@ def changed_scope(spark, stage: str, raw_schema: str = RAW_SCHEMA, quality_schem
     """The interval dates and loads since the stage's last gate run (all of them if it never ran)."""
     from ..warehouse import LOAD_DATES_TABLE, qualified
 
-    history = f"{quote(quality_schema)}.{quote(HISTORY_TABLE)}"
+    history = f"{ident(quality_schema)}.{ident(HISTORY_TABLE)}"
     since = "timestamp '1900-01-01 00:00:00'"
     if spark.catalog.tableExists(f"{quality_schema}.{HISTORY_TABLE}"):
         since = f"(SELECT coalesce(max(checked_at), {since}) FROM {history} WHERE stage = {literal(stage)})"
@@ -218,7 +218,7 @@ def existing_tables(spark, schema: str) -> dict[str, str]:
     if not spark.catalog.databaseExists(schema):
         return {}
     return {
-        t.name.lower(): f"{quote(schema)}.{quote(t.name)}"
+        t.name.lower(): f"{ident(schema)}.{ident(t.name)}"
         for t in spark.catalog.listTables(schema)
         if not t.isTemporary
     }
@@ -229,7 +229,7 @@ def frame_sql(frame: Frame, checks: Sequence[Check], base: str) -> str:
     sql = base
     for derived in (dict(frame.derived), {k: v for c in checks for k, v in c.rule.derived.items()}):
         if derived:
-            cols = ", ".join(f"{expr} AS {quote(name)}" for name, expr in derived.items())
+            cols = ", ".join(f"{expr} AS {ident(name)}" for name, expr in derived.items())
             sql = f"SELECT *, {cols} FROM ({sql}) AS base"
     return sql
 
@@ -553,13 +553,13 @@ def _violation_keys(violations) -> list[tuple]:
 
 
 def _ddl(columns) -> str:
-    return ", ".join(f"{quote(name)} {typ} COMMENT {literal(doc)}" for name, typ, doc in columns)
+    return ", ".join(f"{ident(name)} {typ} COMMENT {literal(doc)}" for name, typ, doc in columns)
 
 
 def write_history(spark, stage, schema, outcomes, run_id, checked_at_us, scope: Scope) -> None:
     """Append the run's outcome of every check to dq_check_history (never replaced)."""
-    spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote(schema)}")
-    table = f"{quote(schema)}.{quote(HISTORY_TABLE)}"
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {ident(schema)}")
+    table = f"{ident(schema)}.{ident(HISTORY_TABLE)}"
     spark.sql(
         f"CREATE TABLE IF NOT EXISTS {table} ({_ddl(HISTORY_COLUMNS)}) USING parquet "
         f"COMMENT {literal('mqsmf data-quality gate: one row per check of every run (history)')}"
@@ -571,16 +571,16 @@ def write_history(spark, stage, schema, outcomes, run_id, checked_at_us, scope: 
         for o in outcomes.values()
     ]
     if rows:
-        cols = ", ".join(quote(c[0]) for c in HISTORY_COLUMNS)
+        cols = ", ".join(ident(c[0]) for c in HISTORY_COLUMNS)
         # One statement, one small file: a run's history is all there or not at all.
         spark.sql(f"INSERT INTO {table} SELECT /*+ COALESCE(1) */ * FROM VALUES {', '.join(rows)} AS t({cols})")
 
 
 def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_us) -> str:
     """Replace the stage's partition of dq_violations and dq_check_results."""
-    spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote(schema)}")
-    target = f"{quote(schema)}.{quote(VIOLATIONS_TABLE)}"
-    results = f"{quote(schema)}.{quote(RESULTS_TABLE)}"
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS {ident(schema)}")
+    target = f"{ident(schema)}.{ident(VIOLATIONS_TABLE)}"
+    results = f"{ident(schema)}.{ident(RESULTS_TABLE)}"
     for table, columns, what in (
         (target, VIOLATIONS_COLUMNS, "one row per violating row and check"),
         (results, RESULTS_COLUMNS, "one row per check and gate run"),
@@ -592,9 +592,9 @@ def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_
     names = [c[0] for c in VIOLATIONS_COLUMNS if c[0] != "stage"]
     if violations is not None:
         violations.createOrReplaceTempView("mqsmf_dq_violations_write")
-        select = f"SELECT {', '.join(map(quote, names))} FROM mqsmf_dq_violations_write"
+        select = f"SELECT {', '.join(map(ident, names))} FROM mqsmf_dq_violations_write"
     else:
-        select = "SELECT " + ", ".join(f"CAST(NULL AS {typ}) AS {quote(n)}" for n, typ, _ in VIOLATIONS_COLUMNS[:-1])
+        select = "SELECT " + ", ".join(f"CAST(NULL AS {typ}) AS {ident(n)}" for n, typ, _ in VIOLATIONS_COLUMNS[:-1])
         select += " WHERE false"
     spark.sql(f"INSERT OVERWRITE TABLE {target} PARTITION (stage = {literal(stage)}) {select}")
     spark.catalog.dropTempView("mqsmf_dq_violations_write")
@@ -616,7 +616,7 @@ def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_
             str(int(o.violations)),
         ]
         rows.append(f"({', '.join(values)})")
-    cols = ", ".join(quote(c[0]) for c in RESULTS_COLUMNS if c[0] != "stage")
+    cols = ", ".join(ident(c[0]) for c in RESULTS_COLUMNS if c[0] != "stage")
     if rows:
         spark.sql(
             f"INSERT OVERWRITE TABLE {results} PARTITION (stage = {literal(stage)}) "

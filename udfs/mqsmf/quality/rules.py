@@ -22,7 +22,7 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from ..warehouse import ident, literal  # noqa: F401  (literal: re-exported for the gate)
+from ..warehouse import ident, literal
 
 # SQL and GX spellings of the comparison operators a condition may use.
 _OPERATORS = {
@@ -33,11 +33,6 @@ _OPERATORS = {
     ">": (">", operator.gt),
     ">=": (">=", operator.ge),
 }
-
-
-def quote(column: str) -> str:
-    """A column reference in Spark SQL (backquotes in the name doubled)."""
-    return ident(column)
 
 
 def _shown(value: Any) -> str:
@@ -61,7 +56,7 @@ class When:
         return f"{self.column} {self.op} {_shown(self.value)}"
 
     def sql(self) -> str:
-        return f"{quote(self.column)} {_OPERATORS[self.op][0]} {literal(self.value)}"
+        return f"{ident(self.column)} {_OPERATORS[self.op][0]} {literal(self.value)}"
 
     def gx(self):
         from great_expectations.expectations.row_conditions import Column
@@ -105,7 +100,7 @@ class Rule:
 
 
 def _present(*columns: str) -> str:
-    return " AND ".join(f"{quote(c)} IS NOT NULL" for c in columns)
+    return " AND ".join(f"{ident(c)} IS NOT NULL" for c in columns)
 
 
 def _gx():
@@ -130,7 +125,7 @@ class AtMost(Rule):
         return f"{self.low} <= {self.high}"
 
     def violation_sql(self):
-        return f"({_present(self.low, self.high)} AND NOT ({quote(self.low)} <= {quote(self.high)}))"
+        return f"({_present(self.low, self.high)} AND NOT ({ident(self.low)} <= {ident(self.high)}))"
 
     def expectation(self, **common):
         return _gx().ExpectColumnPairValuesAToBeGreaterThanB(
@@ -156,7 +151,7 @@ class InSet(Rule):
         return f"{self.column} in ({', '.join(map(_shown, self.values))})"
 
     def violation_sql(self):
-        return f"({_present(self.column)} AND {quote(self.column)} NOT IN ({', '.join(map(literal, self.values))}))"
+        return f"({_present(self.column)} AND {ident(self.column)} NOT IN ({', '.join(map(literal, self.values))}))"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToBeInSet(column=self.column, value_set=list(self.values), **common)
@@ -180,7 +175,7 @@ class NotInSet(Rule):
         return f"{self.column} not in ({', '.join(map(_shown, self.values))})"
 
     def violation_sql(self):
-        return f"({_present(self.column)} AND {quote(self.column)} IN ({', '.join(map(literal, self.values))}))"
+        return f"({_present(self.column)} AND {ident(self.column)} IN ({', '.join(map(literal, self.values))}))"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToNotBeInSet(column=self.column, value_set=list(self.values), **common)
@@ -218,9 +213,9 @@ class Between(Rule):
     def violation_sql(self):
         terms = []
         if self.minimum is not None:
-            terms.append(f"{quote(self.column)} {'>' if self.strict_minimum else '>='} {literal(self.minimum)}")
+            terms.append(f"{ident(self.column)} {'>' if self.strict_minimum else '>='} {literal(self.minimum)}")
         if self.maximum is not None:
-            terms.append(f"{quote(self.column)} {'<' if self.strict_maximum else '<='} {literal(self.maximum)}")
+            terms.append(f"{ident(self.column)} {'<' if self.strict_maximum else '<='} {literal(self.maximum)}")
         return f"({_present(self.column)} AND NOT ({' AND '.join(terms)}))"
 
     def expectation(self, **common):
@@ -244,7 +239,7 @@ class SumOf(Rule):
 
     @property
     def derived(self):
-        return {self.diff: f"{quote(self.total)} - ({' + '.join(map(quote, self.parts))})"}
+        return {self.diff: f"{ident(self.total)} - ({' + '.join(map(ident, self.parts))})"}
 
     @property
     def columns(self):
@@ -255,7 +250,7 @@ class SumOf(Rule):
         return f"{self.total} = {' + '.join(self.parts)}"
 
     def violation_sql(self):
-        return f"({_present(self.diff)} AND {quote(self.diff)} <> 0)"
+        return f"({_present(self.diff)} AND {ident(self.diff)} <> 0)"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToBeBetween(column=self.diff, min_value=0, max_value=0, **common)
@@ -272,7 +267,7 @@ class SumAtMost(Rule):
 
     @property
     def derived(self):
-        return {self.excess: f"({' + '.join(map(quote, self.parts))}) - {quote(self.total)}"}
+        return {self.excess: f"({' + '.join(map(ident, self.parts))}) - {ident(self.total)}"}
 
     @property
     def columns(self):
@@ -283,7 +278,7 @@ class SumAtMost(Rule):
         return f"{' + '.join(self.parts)} <= {self.total}"
 
     def violation_sql(self):
-        return f"({_present(self.excess)} AND {quote(self.excess)} > 0)"
+        return f"({_present(self.excess)} AND {ident(self.excess)} > 0)"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToBeBetween(column=self.excess, max_value=0, **common)
@@ -300,7 +295,7 @@ class EachAtMost(Rule):
 
     @property
     def derived(self):
-        diffs = ", ".join(f"{quote(lo)} - {quote(hi)}" for lo, hi in self.pairs)
+        diffs = ", ".join(f"{ident(lo)} - {ident(hi)}" for lo, hi in self.pairs)
         return {self.excess: f"greatest({diffs})" if len(self.pairs) > 1 else diffs}
 
     @property
@@ -312,7 +307,7 @@ class EachAtMost(Rule):
         return self.label
 
     def violation_sql(self):
-        return f"({_present(self.excess)} AND {quote(self.excess)} > 0)"
+        return f"({_present(self.excess)} AND {ident(self.excess)} > 0)"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToBeBetween(column=self.excess, max_value=0, **common)
@@ -328,7 +323,7 @@ class NonNegative(Rule):
 
     @property
     def derived(self):
-        return {self.smallest: f"least({', '.join(map(quote, self.counters))})"}
+        return {self.smallest: f"least({', '.join(map(ident, self.counters))})"}
 
     @property
     def columns(self):
@@ -339,7 +334,7 @@ class NonNegative(Rule):
         return f"{len(self.counters)} counters >= 0 ({', '.join(self.counters[:4])}, ...)"
 
     def violation_sql(self):
-        return f"({_present(self.smallest)} AND {quote(self.smallest)} < 0)"
+        return f"({_present(self.smallest)} AND {ident(self.smallest)} < 0)"
 
     def expectation(self, **common):
         return _gx().ExpectColumnValuesToBeBetween(column=self.smallest, min_value=0, **common)
@@ -361,7 +356,7 @@ class EqualColumns(Rule):
         return f"{self.column} = {self.expected}"
 
     def violation_sql(self):
-        return f"({_present(self.column, self.expected)} AND {quote(self.column)} <> {quote(self.expected)})"
+        return f"({_present(self.column, self.expected)} AND {ident(self.column)} <> {ident(self.expected)})"
 
     def expectation(self, **common):
         return _gx().ExpectColumnPairValuesToBeEqual(
@@ -378,7 +373,7 @@ class Unique(Rule):
 
     @property
     def derived(self):
-        return {self.count: f"count(1) OVER (PARTITION BY {', '.join(map(quote, self.keys))})"}
+        return {self.count: f"count(1) OVER (PARTITION BY {', '.join(map(ident, self.keys))})"}
 
     @property
     def columns(self):
@@ -389,7 +384,7 @@ class Unique(Rule):
         return f"({', '.join(self.keys)}) unique"
 
     def violation_sql(self):
-        return f"({quote(self.count)} > 1)"
+        return f"({ident(self.count)} > 1)"
 
     def expectation(self, **common):
         return _gx().ExpectCompoundColumnsToBeUnique(column_list=list(self.keys), **common)
