@@ -130,9 +130,21 @@ def broken_invariants(tables: dict[str, pa.Table], cfg: ScenarioConfig) -> dict[
             | ((puts > 0) & ((g["QQSTMSAV"] < g["QQSTMSMI"]) | (g["QQSTMSAV"] > g["QQSTMSMA"])))
         ),
     )
-    add("get_failures_gt_flgt", qm, name, k, full & ~nmag_over & ~tmfg_over & (g["QQSTNMAG"] + g["QQSTTMFG"] > g["QQSTFLGT"]))
+    add(
+        "get_failures_gt_flgt",
+        qm,
+        name,
+        k,
+        full & ~nmag_over & ~tmfg_over & (g["QQSTNMAG"] + g["QQSTTMFG"] > g["QQSTFLGT"]),
+    )
     add("browse_failures_gt_flbr", qm, name, k, full & (g["QQSTNMAB"] + g["QQSTTMFB"] > g["QQSTFLBR"]))
-    add("handles_outside_watermarks", qm, name, k, full & ((g["QQSTIPCT"] > g["QQSTIPHI"]) | (g["QQSTIPCT"] < g["QQSTIPLO"])))
+    add(
+        "handles_outside_watermarks",
+        qm,
+        name,
+        k,
+        full & ((g["QQSTIPCT"] > g["QQSTIPHI"]) | (g["QQSTIPCT"] < g["QQSTIPLO"])),
+    )
     add(
         "put_bytes_above_max_size",
         qm,

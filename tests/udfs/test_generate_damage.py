@@ -11,7 +11,6 @@ import pyarrow as pa
 import pytest
 
 from mqsmf.generate import SUPPORTED_CHECKS, ScenarioConfig, Target, generate_scenario, plan_scenario, write_scenario
-
 from mqsmf.generate.pathology import CHECK_BEFORE
 
 from .test_generate import KEY, broken_invariants, decode, mismatched_columns

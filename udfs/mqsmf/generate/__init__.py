@@ -14,8 +14,9 @@ Python API::
 
 The model, the record layout rules and the manifest are described in the modules: ``topology``
 (queue managers, pools, page sets, CF structures, queues), ``workload`` (the interval simulation
-and its invariants), ``pathology`` (--inject / --violate / partial records), ``rules`` (the oracle
-that proves each injection fires), ``corrupt`` (--corrupt), ``scenario`` (records, truth, manifest).
+and its invariants) with ``families`` (one module per structure family: the fields it computes),
+``pathology`` (--inject / --violate / partial records), ``rules`` (the oracle that proves each
+injection fires), ``corrupt`` (--corrupt), ``scenario`` (records, truth, manifest).
 This module imports only numpy and pyarrow.
 """
 
