@@ -37,6 +37,7 @@ from .config import (
     Target,
     parse_targets,
 )
+from .pathology import PlanError
 from .scenario import Scenario, generate_scenario, write_scenario
 
 __all__ = [
@@ -189,8 +190,6 @@ def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from .pathology import PlanError
-
     corrupt = [k.strip() for v in args.corrupt or () for k in v.split(",") if k.strip()]
     bad = [k for k in corrupt if k not in CORRUPTIONS]
     try:

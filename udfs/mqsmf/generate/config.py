@@ -20,6 +20,13 @@ VERSIONS: dict[str, tuple[str, str | None]] = {
     "10.0.0": ("946", "100000"),
 }
 VERSION_ALIASES = {"9.4": "9.4.0", "10": "10.0.0", "10.0": "10.0.0"}
+US_PER_S = 1_000_000
+
+
+def iso(us: int) -> str:
+    """Microseconds since the Unix epoch as UTC ISO 8601 ending in Z, as manifests and truth say times."""
+    return datetime.fromtimestamp(us / US_PER_S, tz=UTC).isoformat().replace("+00:00", "Z")
+
 
 # Rules of ../shared/docs/mp16-rules.md that --inject can drive a workload into.
 SUPPORTED_RULES = (

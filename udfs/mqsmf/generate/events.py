@@ -34,6 +34,7 @@ import numpy as np
 
 from ..pcf import layouts as L
 from ..pcf import writer as W
+from .config import iso
 from .workload import Simulation
 
 HIGH_LIMIT_SHARE = 0.6
@@ -172,7 +173,7 @@ def plan_events(scenario, perfmev_disabled: list[str] | None = None) -> dict:
                         "correl_id": correl,
                         "msg_id": _id(cfg.seed, "msg", m, s.name, k, fire),
                         "put_us": put_us,
-                        "put_at": _iso(put_us),
+                        "put_at": iso(put_us),
                         "seconds_since_reset": (put_us - last_at) // 1_000_000,
                         "msg_enq_count": enq,
                         "msg_deq_count": deq,
@@ -216,10 +217,6 @@ def _encoding_label(i: int) -> str:
     return "z/OS big-endian EBCDIC" if i % 2 == 0 else "converted little-endian ASCII"
 
 
-def _iso(us: int) -> str:
-    return dt.datetime.fromtimestamp(us / 1e6, dt.UTC).isoformat().replace("+00:00", "Z")
-
-
 def write_events(scenario, prefix: str, perfmev_disabled: list[str] | None = None) -> dict:
     """Write one dump per queue manager (``{prefix}.{QMGR}.perfm.dmp``, only for queue managers
     that wrote events) and ``{prefix}.events.manifest.json``; return the manifest."""
@@ -245,7 +242,7 @@ def write_events(scenario, prefix: str, perfmev_disabled: list[str] | None = Non
             }
             messages.append((md, W.event_data(e["reason"], values, enc == ZOS[0], ccsid)))
         path = f"{prefix}.{qm}.perfm.dmp"
-        last = _iso(mine[-1]["put_us"] + 60_000_000)
+        last = iso(mine[-1]["put_us"] + 60_000_000)
         with open(path, "w", encoding="ascii", newline="\n") as fh:
             fh.write(W.dump_text(messages, qm, EVENT_QUEUE, last))
         files[qm] = path

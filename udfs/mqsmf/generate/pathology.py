@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import Target
+from .config import Target, iso
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 
@@ -101,8 +101,6 @@ class _Planner:
         return self.cfg.start_us + k * self.T * US
 
     def iso(self, k: int) -> str:
-        from .scenario import iso
-
         return iso(self.start(k))
 
     def qmgrs(self, target: Target, min_version: str | None) -> list[QueueManager]:
@@ -429,7 +427,7 @@ class _Planner:
                 self.out.record_hooks[(k, qm.name)] = {"start_shift_us": shift}
                 rec.update(
                     relation=f"interval starts {-shift // US} s before the previous interval ends",
-                    written_interval_start=self._iso_us(self.start(k) + shift),
+                    written_interval_start=iso(self.start(k) + shift),
                 )
             else:
                 subtype = 215
@@ -492,11 +490,6 @@ class _Planner:
         rec.update(qmgr=qm.name, interval=k, interval_start=self.iso(k))
         self.out.mutations.setdefault((k, qm.index), []).append(fn)
         self.out.violations.append(rec)
-
-    def _iso_us(self, us: int) -> str:
-        from .scenario import iso
-
-        return iso(us)
 
     # -- partial records (valid data) -------------------------------------------------------------
     def partials(self) -> None:

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .config import iso
 from .topology import pages_per_message
 
 # Columns the oracle reads (besides the context columns every table has).
@@ -161,12 +162,6 @@ def _interval_index(t: pa.Table, start_us: int, seconds: int) -> np.ndarray:
     return np.rint((end - start_us) / (seconds * 1e6)).astype(np.int64) - 1
 
 
-def _iso(us: int) -> str:
-    from .scenario import iso
-
-    return iso(int(us))
-
-
 class Oracle:
     def __init__(
         self,
@@ -201,7 +196,7 @@ class Oracle:
                 object_type=object_type,
                 object_name=str(object_name),
                 interval=int(k),
-                interval_start=_iso(start),
+                interval_start=iso(int(start)),
                 value=_clean(value),
                 threshold=threshold,
             )

@@ -12,7 +12,6 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cache
 
 import numpy as np
@@ -24,7 +23,10 @@ from ..framing import MAX_BLOCK
 from ..layouts import layout, placements
 from ..write import DumpWriter, RecordHeader, build_records, dump_record, encode, entry_block, version_length
 from . import topology as topo_mod
-from .config import ScenarioConfig
+from .config import US_PER_S, ScenarioConfig, iso
+from .corrupt import apply_corruptions
+from .pathology import plan
+from .rules import ORACLE_COLUMNS, evaluate_scenario
 from .workload import Effects, QmgrInterval, Simulation
 
 # Per subtype: triplets counted in QWHSNSDA, IFCID (QWHSIID; 0 where IBM documents none), and
@@ -37,7 +39,6 @@ SUBTYPES = {
     216: dict(nsda=2, ifcid=0),
     231: dict(nsda=6, ifcid=0, rmid=231, release_byte=0),
 }
-US_PER_S = 1_000_000
 RECORD_OVERHEAD = 28 + 8 * 2 + 52 + 16  # SMF header, 2 triplets, QWHS + QWHX: room left for instances
 # Context columns of the decoder's typed rows that the truth reproduces (the file position is
 # the only one it cannot know).
@@ -60,10 +61,6 @@ TRUTH_CONTEXT = (
     "structure_length",
     "entry_index",
 )
-
-
-def iso(us: int) -> str:
-    return datetime.fromtimestamp(us / US_PER_S, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 @dataclass
@@ -192,8 +189,6 @@ class Scenario:
     simulates it and yields its logical records."""
 
     def __init__(self, config: ScenarioConfig) -> None:
-        from .pathology import plan
-
         self.config = config
         rng = np.random.default_rng([config.seed, 1])
         self.topology = topo_mod.build(config, rng)
@@ -371,7 +366,6 @@ def _dump_times(scenario: Scenario) -> tuple[str, int, int]:
 def generate_scenario(config: ScenarioConfig, keep_truth: bool = True) -> Scenario:
     """Plan and run a scenario: its manifest (and, unless ``keep_truth`` is false, its truth
     tables via ``scenario.truth(name)``) are ready on return; nothing is written."""
-    from .rules import evaluate_scenario
 
     scenario = Scenario(config)
     collector = TruthCollector() if keep_truth else TruthCollector(oracle_columns())
@@ -385,8 +379,6 @@ def generate_scenario(config: ScenarioConfig, keep_truth: bool = True) -> Scenar
 
 
 def oracle_columns() -> dict[str, set[str]]:
-    from .rules import ORACLE_COLUMNS
-
     return ORACLE_COLUMNS
 
 
@@ -409,8 +401,6 @@ def write_scenario(
 ) -> dict:
     """Write the scenario's dump (type 2 header, the 115 records, type 3 trailer) to ``path`` and
     its manifest to ``path + '.manifest.json'``; return the manifest."""
-    from .corrupt import apply_corruptions
-    from .rules import evaluate_scenario
 
     kinds = [corrupt] if isinstance(corrupt, str) else list(corrupt or [])
     collector = TruthCollector(oracle_columns())
