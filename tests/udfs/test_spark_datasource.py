@@ -10,7 +10,7 @@ import pyarrow as pa
 import pytest
 
 from mqsmf import layouts, read_file
-from mqsmf.spark import parts
+from mqsmf.spark import partitions
 
 from .smf_samples import sample
 
@@ -28,13 +28,13 @@ def expected(samples):
     """read_file of the three samples, concatenated per structure."""
     per_file = [read_file(p)[0] for p in samples]
     return {
-        name: pa.concat_tables([t[name] for t in per_file if name in t] or [parts.schema_of(name).empty_table()])
+        name: pa.concat_tables([t[name] for t in per_file if name in t] or [partitions.schema_of(name).empty_table()])
         for name in sorted(layouts())
     }
 
 
 def _arrow(df, structure: str) -> pa.Table:
-    return df.toArrow().cast(parts.schema_of(structure)).sort_by(ORDER)
+    return df.toArrow().cast(partitions.schema_of(structure)).sort_by(ORDER)
 
 
 def test_every_structure_reads_as_read_file_decodes_it(spark, samples, expected):

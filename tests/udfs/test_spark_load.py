@@ -20,7 +20,7 @@ import pytest
 from mqsmf import layouts, read_file
 from mqsmf.cli import main
 from mqsmf.framing import frame
-from mqsmf.spark import load, parts
+from mqsmf.spark import load, spool
 
 from .smf_samples import sample
 
@@ -172,4 +172,4 @@ def test_rows_carry_the_digest_of_their_file_and_spools_are_gone(spark, loads, f
         f"ON a.source_file = q.source_file AND a.source_sha256 = q.source_sha256"
     ).first()
     assert orphans.n == 0
-    assert not list(parts.spool_base().glob("load-*"))
+    assert not list(spool.spool_base().glob("load-*"))

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from mqsmf import layouts, read_file
 from mqsmf.framing import frame
-from mqsmf.spark import load, parts
+from mqsmf.spark import load, partitions
+from mqsmf.spark import spool as spool_store
 
 from .smf_samples import sample
 
@@ -24,11 +25,11 @@ ALL = sorted(layouts())
 
 
 def _table(batches, structure: str) -> pa.Table:
-    return pa.Table.from_batches(list(batches), schema=parts.schema_of(structure))
+    return pa.Table.from_batches(list(batches), schema=partitions.schema_of(structure))
 
 
 def _read_parts(plan, structure, spool=None) -> pa.Table:
-    return _table((b for p in plan for b in parts.part_batches(p, structure, spool)), structure)
+    return _table((b for p in plan for b in partitions.part_batches(p, structure, spool)), structure)
 
 
 def _audit_counts(table: pa.Table) -> dict:
@@ -56,8 +57,8 @@ def _assert_same_as_whole_file(path: str, plan, spool: str | None = None) -> Non
         got = _read_parts(plan, name, spool)
         want = tables.get(name, got.schema.empty_table())
         assert got.equals(want), name
-    assert _audit_counts(_read_parts(plan, parts.AUDIT, spool)) == _report_counts(report)
-    q = _read_parts(plan, parts.QUARANTINE, spool).to_pylist()
+    assert _audit_counts(_read_parts(plan, partitions.AUDIT, spool)) == _report_counts(report)
+    q = _read_parts(plan, partitions.QUARANTINE, spool).to_pylist()
     # Ranges list their framing damage range by range, a whole-file read all of it first.
     assert sorted((r["offset"], r["length"], r["reason"], r["raw_bytes"]) for r in q) == sorted(
         (e.offset, e.length, e.reason, e.raw) for e in report.quarantine
@@ -73,7 +74,7 @@ def repeated(tmp_path_factory):
 
 
 def test_ranges_of_a_clean_file_read_like_the_whole_file(repeated):
-    plan = parts.plan_parts([str(repeated)], "auto", split_bytes=150_000)
+    plan = partitions.plan_parts([str(repeated)], "auto", split_bytes=150_000)
     assert len(plan) >= 9
     assert [p.lo for p in plan[1:]] == [p.hi for p in plan[:-1]] and plan[-1].hi == repeated.stat().st_size
     starts = set(int(o) for o in frame(repeated.read_bytes(), "rdw").offsets)
@@ -96,20 +97,20 @@ def test_ranges_around_damage_read_like_the_whole_file(repeated, tmp_path_factor
     work = tmp_path_factory.mktemp("damaged")
     path = work / "damaged.dat"
     path.write_bytes(bytes(data))
-    plan = parts.plan_parts([str(path)], "auto", split_bytes=split)
+    plan = partitions.plan_parts([str(path)], "auto", split_bytes=split)
     assert len(plan) > 1
     _assert_same_as_whole_file(str(path), plan, str(work / "spool"))
 
 
 def test_cuts_keep_clear_of_damage():
     offsets = list(range(0, 2_000_000, 1000))
-    cuts = parts.safe_cuts(offsets, [], 2_000_000, 500_000)
+    cuts = partitions.safe_cuts(offsets, [], 2_000_000, 500_000)
     assert cuts == [500_000, 1_000_000, 1_500_000]
     damage = [(990_000, 1_010_000)]
-    cuts = parts.safe_cuts(offsets, damage, 2_000_000, 500_000)
+    cuts = partitions.safe_cuts(offsets, damage, 2_000_000, 500_000)
     assert cuts[0] == 500_000 and cuts[2] == 1_500_000
-    assert cuts[1] >= 1_010_000 + parts.SPLIT_MARGIN
-    assert parts.safe_cuts(offsets, [], 2_000_000, 5_000_000) == []
+    assert cuts[1] >= 1_010_000 + partitions.SPLIT_MARGIN
+    assert partitions.safe_cuts(offsets, [], 2_000_000, 5_000_000) == []
 
 
 def test_a_structure_alone_drops_the_rows_of_records_another_structure_condemns(tmp_path):
@@ -129,14 +130,14 @@ def test_a_structure_alone_drops_the_rows_of_records_another_structure_condemns(
     damaged, report = read_file(str(path))
     assert any("QLST" in q.reason for q in report.quarantine)
     assert damaged["QMST"].num_rows == tables["QMST"].num_rows - 1
-    plan = parts.plan_parts([str(path)], "auto", split_bytes=0)
+    plan = partitions.plan_parts([str(path)], "auto", split_bytes=0)
     assert _read_parts(plan, "QMST").equals(damaged["QMST"])
 
 
 def test_spool_decodes_once_and_serves_every_structure(tmp_path):
     path = str(sample("TESTCHL"))
     spool = tmp_path / "spool" / "load-1"
-    plan = parts.plan_parts([path], "auto", split_bytes=300_000, spool=str(spool))
+    plan = partitions.plan_parts([path], "auto", split_bytes=300_000, spool=str(spool))
     assert len(plan) == 3
     tables, report = read_file(path)
     first = _read_parts(plan, "QPST", str(spool))
@@ -144,31 +145,31 @@ def test_spool_decodes_once_and_serves_every_structure(tmp_path):
     assert len(entries) == 3
     stamps = [e.stat().st_mtime_ns for e in entries]
     for name in ALL:
-        want = tables.get(name, parts.schema_of(name).empty_table())
+        want = tables.get(name, partitions.schema_of(name).empty_table())
         assert _read_parts(plan, name, str(spool)).equals(want), name
     assert first.equals(tables["QPST"])
-    assert _audit_counts(_read_parts(plan, parts.AUDIT, str(spool))) == _report_counts(report)
+    assert _audit_counts(_read_parts(plan, partitions.AUDIT, str(spool))) == _report_counts(report)
     assert [e.stat().st_mtime_ns for e in sorted(spool.glob("part-*"))] == stamps  # never decoded again
     # The split plan is kept in the spool too: planning again gives the same partitions.
-    assert parts.plan_parts([path], "auto", split_bytes=300_000, spool=str(spool)) == plan
+    assert partitions.plan_parts([path], "auto", split_bytes=300_000, spool=str(spool)) == plan
 
-    digest = [b.column("source_sha256")[0].as_py() for b in parts.part_batches(plan[0], "QSST", str(spool), True)]
+    digest = [b.column("source_sha256")[0].as_py() for b in partitions.part_batches(plan[0], "QSST", str(spool), True)]
     assert digest and set(digest) == {report.sha256}
 
-    assert parts.release_spool(str(spool)) and not spool.exists()
+    assert spool_store.release_spool(str(spool)) and not spool.exists()
 
 
 def test_release_and_prune_touch_only_spools(tmp_path):
     other = tmp_path / "not-a-spool"
     other.mkdir()
     (other / "keep.txt").write_text("x")
-    assert not parts.release_spool(str(other)) and (other / "keep.txt").exists()
+    assert not spool_store.release_spool(str(other)) and (other / "keep.txt").exists()
     old, new = tmp_path / "old", tmp_path / "new"
     for d in (old, new):
-        parts._spool_root(str(d))
-    stale = time.time() - parts.SPOOL_MAX_AGE_SECONDS - 60
-    os.utime(old / parts.SPOOL_MARKER, (stale, stale))
-    assert parts.prune_spools(tmp_path) == 1
+        spool_store.spool_root(str(d))
+    stale = time.time() - spool_store.SPOOL_MAX_AGE_SECONDS - 60
+    os.utime(old / spool_store.SPOOL_MARKER, (stale, stale))
+    assert spool_store.prune_spools(tmp_path) == 1
     assert not old.exists() and new.exists() and other.exists()
 
 
@@ -177,15 +178,15 @@ def test_unrecognisable_and_empty_files_are_recorded(tmp_path):
     junk.write_bytes(b"this is not an SMF dump\n" * 10_000)
     empty = tmp_path / "empty.dat"
     empty.write_bytes(b"")
-    plan = parts.plan_parts([str(junk), str(empty)], "auto", split_bytes=0)
-    audit = _read_parts(plan, parts.AUDIT).to_pylist()
+    plan = partitions.plan_parts([str(junk), str(empty)], "auto", split_bytes=0)
+    audit = _read_parts(plan, partitions.AUDIT).to_pylist()
     assert [(r["source_file"], r["smf_type"], r["records_quarantined"]) for r in audit] == [
         (str(junk), None, 1),
         (str(empty), None, 0),
     ]
-    (q,) = _read_parts(plan, parts.QUARANTINE).to_pylist()
+    (q,) = _read_parts(plan, partitions.QUARANTINE).to_pylist()
     assert q["source_file"] == str(junk) and q["offset"] == 0 and q["length"] == junk.stat().st_size
-    assert "whole file is quarantined" in q["reason"] and len(q["raw_bytes"]) == parts.UNFRAMED_RAW_BYTES
+    assert "whole file is quarantined" in q["reason"] and len(q["raw_bytes"]) == partitions.UNFRAMED_RAW_BYTES
     assert junk.read_bytes().startswith(q["raw_bytes"])
     assert all(_read_parts(plan, name).num_rows == 0 for name in ALL)
 
@@ -194,12 +195,12 @@ def test_paths_expand_to_files_in_a_stable_order(tmp_path):
     (tmp_path / "d" / "sub").mkdir(parents=True)
     for name in ("d/b.dat", "d/a.dat", "d/sub/c.dat", "d/.hidden", "d/_SUCCESS", "e.dat"):
         (tmp_path / name).write_bytes(b"")
-    got = parts.expand_paths([str(tmp_path / "d"), str(tmp_path / "*.dat"), str(tmp_path / "d" / "a.dat")])
+    got = partitions.expand_paths([str(tmp_path / "d"), str(tmp_path / "*.dat"), str(tmp_path / "d" / "a.dat")])
     assert got == [str(tmp_path / p) for p in ("d/a.dat", "d/b.dat", "d/sub/c.dat", "e.dat")]
     with pytest.raises(FileNotFoundError, match="nope.dat: no such file"):
-        parts.expand_paths([str(tmp_path / "nope.dat")])
+        partitions.expand_paths([str(tmp_path / "nope.dat")])
     with pytest.raises(FileNotFoundError, match="matches no file"):
-        parts.expand_paths([str(tmp_path / "*.none")])
+        partitions.expand_paths([str(tmp_path / "*.none")])
 
 
 def test_load_plan_covers_every_table_and_quotes_what_it_embeds():

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     dbt_vars: dict = {}
     if paths:  # every input checked before anything runs
         from .spark.cli import check_smf_files
-        from .spark.parts import expand_paths
+        from .spark.partitions import expand_paths
 
         try:
             check_smf_files(expand_paths(paths), args.framing)

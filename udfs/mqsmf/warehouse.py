@@ -58,7 +58,7 @@ SOURCE_SHA256 = pa.field("source_sha256", pa.string())
 INTERVAL_DATE = pa.field("interval_date", pa.date32())  # partition column of the structure tables
 LOAD_DATE = pa.field("load_date", pa.date32())  # partition column of audit, quarantine, load dates
 
-# What the data source yields for the pseudo-structures _audit and _quarantine (mqsmf.spark.parts).
+# What the data source yields for the pseudo-structures _audit and _quarantine (mqsmf.spark.partitions).
 AUDIT_SCHEMA = pa.schema(
     [
         ("source_file", pa.string()),

@@ -250,7 +250,7 @@ def _spark_env(cluster: Cluster, extra: Mapping[str, str] | None = None) -> dict
             "SPARK_LOG_DIR": str(Path(cluster.state_dir) / "logs"),
             "PYSPARK_PYTHON": cluster.python,
             "PYSPARK_DRIVER_PYTHON": cluster.python,
-            # The loader's spool (mqsmf.spark.parts), written by the executors, read by later statements.
+            # The loader's spool (mqsmf.spark.spool), written by the executors, read by later statements.
             "MQSMF_SPOOL_DIR": str(Path(cluster.state_dir) / "spool"),
         }
     )

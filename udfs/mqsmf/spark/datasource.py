@@ -21,7 +21,9 @@ Options:
   0 = one partition per file).
 - ``with_sha256``: 'true' adds a last column ``source_sha256``, the digest of the row's file.
 - ``spool``: a folder where one load decodes each partition once for all its statements (set by
-  the loader; see ``mqsmf.spark.parts``).
+  the loader; see ``mqsmf.spark.spool``).
+
+``mqsmf.spark.options.ReadOptions`` is these options, typed.
 
 The schema is ``mqsmf.decode.arrow_schema(structure)`` in Spark types: unsigned 64-bit counters
 ``decimal(20,0)``, UTC times ``timestamp``, local times ``timestamp_ntz``. Rows are yielded as Arrow
@@ -30,7 +32,6 @@ record batches, exactly the batches ``mqsmf.read_file`` produces.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
@@ -38,12 +39,12 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
-from . import parts
+from . import partitions
+from .load import plan_from_options, stage_plan
+from .options import LOAD_SQL, RELEASE, STAGE_SQL, ReadOptions
+from .spool import release_spool
 
 FORMAT = "mqsmf"
-LOAD_SQL = "_load_sql"
-STAGE_SQL = "_stage_sql"
-RELEASE = "_release"
 LOAD_SQL_SCHEMA = pa.schema(
     [("step", pa.int32()), ("label", pa.string()), ("statement", pa.string()), ("kind", pa.string())]
 )
@@ -59,20 +60,6 @@ def spark_schema(schema: pa.Schema) -> StructType:
     return out
 
 
-def path_specs(options: Mapping[str, str]) -> list[str]:
-    specs: list[str] = []
-    if options.get("paths"):
-        value = json.loads(options["paths"])
-        specs.extend([value] if isinstance(value, str) else value)
-    if options.get("path"):
-        specs.extend(options["path"].split(","))
-    return specs
-
-
-def _true(value: str | None) -> bool:
-    return (value or "").strip().lower() in ("true", "1", "yes")
-
-
 class MqsmfDataSource(DataSource):
     """``format("mqsmf")``: see the module documentation for options."""
 
@@ -84,7 +71,7 @@ class MqsmfDataSource(DataSource):
         name = self.options.get("structure")
         if name and name.lower() in (LOAD_SQL, STAGE_SQL, RELEASE):
             return name.lower()
-        return parts.structure_name(name)
+        return partitions.structure_name(name)
 
     def _arrow_schema(self) -> pa.Schema:
         target = self._target()
@@ -92,7 +79,7 @@ class MqsmfDataSource(DataSource):
             return LOAD_SQL_SCHEMA
         if target == RELEASE:
             return RELEASE_SCHEMA
-        return parts.schema_of(target, _true(self.options.get("with_sha256")))
+        return partitions.schema_of(target, ReadOptions.from_options(self.options).with_sha256)
 
     def schema(self) -> StructType:
         return spark_schema(self._arrow_schema())
@@ -112,20 +99,18 @@ class StructureReader(DataSourceReader):
     def __init__(self, options: Mapping[str, str], structure: str, schema: pa.Schema) -> None:
         self.structure = structure
         self.schema = schema
-        self.framing = parts.check_framing(options.get("framing"))
-        self.split_bytes = int(options.get("split_bytes") or parts.DEFAULT_SPLIT_BYTES)
-        self.spool = options.get("spool") or None
-        self.with_sha256 = _true(options.get("with_sha256"))
-        self.specs = path_specs(options)
+        self.read_options = ReadOptions.from_options(options)
 
     def partitions(self) -> list[InputPartition]:
-        files = parts.expand_paths(self.specs)
-        return [InputPartition(p) for p in parts.plan_parts(files, self.framing, self.split_bytes, self.spool)]
+        o = self.read_options
+        files = partitions.expand_paths(list(o.paths))
+        return [InputPartition(p) for p in partitions.plan_parts(files, o.framing, o.split_bytes, o.spool)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        part: parts.FilePart = partition.value
+        part: partitions.FilePart = partition.value
+        o = self.read_options
         try:
-            for batch in parts.part_batches(part, self.structure, self.spool, self.with_sha256):
+            for batch in partitions.part_batches(part, self.structure, o.spool, o.with_sha256):
                 # The decoder builds batches with this exact schema; cast only if a version differs.
                 yield batch if batch.schema.equals(self.schema) else batch.cast(self.schema)
         except OSError as e:
@@ -144,8 +129,6 @@ class LoadSqlReader(DataSourceReader):
         return [InputPartition(None)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        from .load import plan_from_options, stage_plan
-
         steps = plan_from_options(self.options) if self.target == LOAD_SQL else stage_plan(self.options)
         yield pa.RecordBatch.from_pydict(
             {
@@ -168,5 +151,5 @@ class ReleaseReader(DataSourceReader):
         return [InputPartition(self.spool)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        released = bool(partition.value) and parts.release_spool(partition.value)
+        released = bool(partition.value) and release_spool(partition.value)
         yield pa.RecordBatch.from_pydict({"spool": [partition.value], "released": [released]}, schema=RELEASE_SCHEMA)

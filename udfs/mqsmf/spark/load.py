@@ -38,14 +38,13 @@ and runs it through dbt's connection.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from ..decode import arrow_schema
@@ -70,7 +69,9 @@ from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the load
     raw_tables,
     structure_tables,
 )
-from . import parts
+from . import partitions
+from .options import RELEASE, STAGE_SQL, ReadOptions
+from .spool import prune_spools, spool_base, spool_interval_dates
 
 VIEW_PREFIX = "mqsmf_load_"
 OCCURRENCE = "mqsmf_occurrence"
@@ -79,7 +80,6 @@ COMMIT_TABLE = "load_commit"
 # label this names (the first one), to prove a load can die anywhere.
 KILL_AFTER_ENV = "MQSMF_TEST_KILL_AFTER_STEP"
 SQL, EXPAND = "sql", "expand"
-STAGE_SQL = "_stage_sql"  # the data source's pseudo-structure that writes the staging statements
 
 
 def stage_schema(raw_schema: str) -> str:
@@ -157,7 +157,7 @@ def stage_structure_sql(
     """The load's rows whose natural key is new: one per key, none already in the table's
     partitions of ``dates`` (the dates the load's rows carry), into the staging table."""
     table = raw_table(structure)
-    names = parts.schema_of(structure).names
+    names = partitions.schema_of(structure).names
     key = natural_key(structure)
     day = INTERVAL_DATE.name
     select = ",\n    ".join(
@@ -226,7 +226,7 @@ def stage_audit_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int)
     """One row per file x type x subtype (a large file's byte ranges are summed)."""
     group = ["source_file", "smf_type", "smf_subtype"]
     cols = []
-    for f in parts.AUDIT_SCHEMA:
+    for f in partitions.AUDIT_SCHEMA:
         if f.name in group:
             cols.append(ident(f.name))
         elif f.name.startswith("records_"):
@@ -245,7 +245,7 @@ def stage_audit_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int)
 def stage_quarantine_sql(raw_schema: str, view: str, load_id: str, loaded_at_us: int) -> str:
     table = qualified(raw_schema, QUARANTINE_TABLE)
     key = ["source_sha256", "offset", "length"]
-    names = parts.QUARANTINE_ROWS_SCHEMA.names
+    names = partitions.QUARANTINE_ROWS_SCHEMA.names
     select = ",\n    ".join(
         [*_load_columns(load_id, loaded_at_us), *(f"n.{ident(c)}" for c in names), _load_date(loaded_at_us)]
     )
@@ -357,28 +357,28 @@ def load_plan(
     load_id: str | None = None,
     loaded_at: datetime | None = None,
     spool: str | None = None,
-    split_bytes: int = parts.DEFAULT_SPLIT_BYTES,
+    split_bytes: int = partitions.DEFAULT_SPLIT_BYTES,
 ) -> list[Step]:
     """Every statement of a load of ``files`` (already expanded), in order. With no files, only
     the statements that make sure the tables exist and finish a load that died after its commit."""
     steps = ensure_tables_plan(raw_schema) + publish_plan(raw_schema, "recover")
     if not files:
         return steps
-    framing = parts.check_framing(framing)
+    framing = partitions.check_framing(framing)
     load_id = load_id or uuid.uuid4().hex
     loaded_at = loaded_at or datetime.now(UTC)
     at_us = int(loaded_at.timestamp() * 1_000_000)
-    spool = spool or str(parts.spool_base() / f"load-{load_id}")
-    options = {"paths": json.dumps(list(files)), "framing": framing, "split_bytes": str(split_bytes), "spool": spool}
+    spool_dir = spool or str(spool_base() / f"load-{load_id}")
+    options = ReadOptions(tuple(files), framing, split_bytes, spool_dir).to_options()
     stage = stage_schema(raw_schema)
 
     audit = f"{VIEW_PREFIX}audit"
-    steps.append(Step("view _audit", view_sql(audit, parts.AUDIT, options)))
+    steps.append(Step("view _audit", view_sql(audit, partitions.AUDIT, options)))
     # Reading the audit decodes every partition once into the spool; every later read uses it.
     steps.append(Step(f"decode files, stage {AUDIT_TABLE}", stage_audit_sql(raw_schema, audit, load_id, at_us)))
     steps.append(Step(f"drop view {audit}", f"DROP VIEW IF EXISTS {ident(audit)}"))
     quarantine = f"{VIEW_PREFIX}quarantine"
-    steps.append(Step("view _quarantine", view_sql(quarantine, parts.QUARANTINE, options)))
+    steps.append(Step("view _quarantine", view_sql(quarantine, partitions.QUARANTINE, options)))
     steps.append(Step(f"stage {QUARANTINE_TABLE}", stage_quarantine_sql(raw_schema, quarantine, load_id, at_us)))
     steps.append(Step(f"drop view {quarantine}", f"DROP VIEW IF EXISTS {ident(quarantine)}"))
     # The structures' statements need the dates the load's rows carry: known once the files are decoded.
@@ -392,7 +392,7 @@ def load_plan(
     steps.append(Step("commit", f"INSERT INTO {qualified(stage, COMMIT_TABLE)} VALUES ({literal(load_id)})"))
     steps += publish_plan(raw_schema)
     release = f"{VIEW_PREFIX}release"
-    steps.append(Step("release spool", view_sql(release, "_release", {"spool": spool})))
+    steps.append(Step("release spool", view_sql(release, RELEASE, {"spool": spool_dir})))
     steps.append(Step("release spool", f"SELECT * FROM {ident(release)}"))
     steps.append(Step("release spool", f"DROP VIEW IF EXISTS {ident(release)}"))
     return steps
@@ -404,9 +404,8 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
     raw_schema = options.get("raw_schema") or RAW_SCHEMA
     load_id = options["load_id"]
     at_us = int(options["loaded_at_us"])
-    spool = options["spool"]
-    base = {k: options[k] for k in ("paths", "framing", "split_bytes", "spool") if k in options}
-    dates = parts.spool_interval_dates(spool)
+    read = replace(ReadOptions.from_options(options), with_sha256=True).to_options()
+    dates = spool_interval_dates(options["spool"])
     steps: list[Step] = []
     tables = {}
     for name in loaded_structures():
@@ -415,7 +414,7 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
         table = raw_table(name)
         tables[table] = dates[name]
         view = f"{VIEW_PREFIX}{table}"
-        steps.append(Step(f"view {name}", view_sql(view, name, {**base, "with_sha256": "true"})))
+        steps.append(Step(f"view {name}", view_sql(view, name, read)))
         steps.append(
             Step(
                 f"stage {raw_schema}.{table}", stage_structure_sql(raw_schema, name, view, load_id, at_us, dates[name])
@@ -433,16 +432,15 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
 def plan_from_options(options: Mapping[str, str]) -> list[Step]:
     """The plan for the ``_load_sql`` pseudo-structure: options path/paths, framing, raw_schema,
     load_id (dbt passes its invocation id), split_bytes."""
-    from .datasource import path_specs
-
-    parts.prune_spools()
-    files = parts.expand_paths(path_specs(options))
+    read = ReadOptions.from_options(options)
+    prune_spools()
+    files = partitions.expand_paths(list(read.paths))
     return load_plan(
         files,
-        framing=options.get("framing") or "auto",
+        framing=read.framing,
         raw_schema=options.get("raw_schema") or RAW_SCHEMA,
         load_id=options.get("load_id") or None,
-        split_bytes=int(options.get("split_bytes") or parts.DEFAULT_SPLIT_BYTES),
+        split_bytes=read.split_bytes,
     )
 
 
@@ -483,14 +481,14 @@ def load_files(
     framing: str = "auto",
     raw_schema: str = RAW_SCHEMA,
     progress: bool = False,
-    split_bytes: int = parts.DEFAULT_SPLIT_BYTES,
+    split_bytes: int = partitions.DEFAULT_SPLIT_BYTES,
 ) -> LoadSummary:
     """Load SMF dumps (files, folders, globs) into the raw tables of ``spark``'s catalog and return
     what was read and inserted. Runs exactly the statements the dbt macro runs."""
     t0 = time.perf_counter()
     specs = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
-    files = parts.expand_paths(specs)
-    parts.prune_spools()
+    files = partitions.expand_paths(specs)
+    prune_spools()
     load_id = uuid.uuid4().hex
     steps = _without_existing_tables(spark, load_plan(files, framing, raw_schema, load_id, split_bytes=split_bytes))
     step_seconds = run_steps(spark, steps, progress)

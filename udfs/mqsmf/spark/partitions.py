@@ -11,12 +11,8 @@ spanned one) with no damage within ``SPLIT_MARGIN`` bytes on either side, becaus
 decisions look at most three segments (of at most 32,760 bytes) ahead of a position. BDW and NORDW
 files are not split (block and NORDW record boundaries can sit further apart).
 
-Spool. A load lands every structure from the same files, one SQL statement per table. Without
-help each statement would decode every file again. With the ``spool`` option a partition is
-decoded once, with all structures, into Arrow IPC files under the spool folder (plus its audit
-counts and quarantine rows); later reads of any structure from the same partition come from there.
-The spool belongs to one load and is removed by that load's last statement (or, if the load died,
-by the next load, once it is old).
+With the ``spool`` option a partition is decoded once, with all structures, into the load's spool
+(``spool.py``), and every read of the partition comes from there.
 """
 
 from __future__ import annotations
@@ -26,9 +22,6 @@ import hashlib
 import json
 import mmap
 import os
-import shutil
-import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -43,6 +36,8 @@ from ..layouts import layouts
 from ..pcf import reader as events
 from ..reader import FileReport, QuarantineEntry, decode_framed, iter_file, quarantine_table
 from ..warehouse import AUDIT_SCHEMA, SOURCE_SHA256, quarantine_rows_schema
+from . import spool as spool_store
+from .spool import SPOOL_FORMAT
 
 # Pseudo-structures: what a file read produced, rather than decoded rows.
 AUDIT = "_audit"  # counts by (file, SMF type, subtype), as FileReport has them
@@ -53,12 +48,8 @@ DEFAULT_SPLIT_BYTES = 64 << 20
 SPLIT_MARGIN = 4 * 32768
 # A file whose framing cannot be recognised is quarantined whole; keep only its head as evidence.
 UNFRAMED_RAW_BYTES = 64 << 10
-SPOOL_MARKER = ".mqsmf-spool"
-SPOOL_FORMAT = 2  # part of every spool entry's key; bump it when what an entry holds changes
-SPOOL_MAX_AGE_SECONDS = 24 * 3600
 
 QUARANTINE_ROWS_SCHEMA = quarantine_rows_schema()
-DATES_FILE = "interval_dates.json"  # in a spool entry: {structure: [ISO dates of its rows]}
 
 
 def schema_of(structure: str, with_sha256: bool = False) -> pa.Schema:
@@ -178,7 +169,7 @@ def _split(whole: FilePart, split_bytes: int, spool: str | None) -> list[FilePar
     else:
         plan = _split_plan(whole.path, whole.framing, split_bytes)
         if cache is not None:
-            _spool_root(spool)
+            spool_store.spool_root(spool)
             tmp = cache.with_suffix(f".{uuid.uuid4().hex}.tmp")
             tmp.write_text(json.dumps(plan))
             os.replace(tmp, cache)
@@ -354,114 +345,15 @@ def _decoded(part: FilePart, structure: str, report: FileReport) -> Iterator[pa.
         yield from quarantine_rows(report).to_batches()
 
 
-# --------------------------------------------------------------------------------------------
-# Spool
-# --------------------------------------------------------------------------------------------
-
-
-def spool_base() -> Path:
-    """Where loads keep their spools: $MQSMF_SPOOL_DIR, else <temp>/mqsmf-spool."""
-    return Path(os.environ.get("MQSMF_SPOOL_DIR") or Path(tempfile.gettempdir()) / "mqsmf-spool")
-
-
-def _spool_root(spool: str) -> Path:
-    root = Path(spool)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / SPOOL_MARKER).touch()
-    return root
-
-
 def _spooled(part: FilePart, structure: str, spool: str):
-    entry = _spool_root(spool) / f"part-{part.key}"
+    """The structure's batches of a partition from the load's spool, decoding the partition into
+    it (with every structure, its counts and quarantine) the first time; and its file's digest."""
+    entry = spool_store.entry(spool, part.key)
     if not entry.exists():
-        _fill(part, entry)
-    return _read_ipc(entry / f"{structure}.arrow"), lambda: (entry / "sha256").read_text()
+        report = FileReport(part.path)
 
+        def tables() -> tuple[str, dict[str, pa.Table]]:
+            return report.sha256, {AUDIT: audit_table(report, part), QUARANTINE: quarantine_rows(report)}
 
-def _read_ipc(path: Path) -> Iterator[pa.RecordBatch]:
-    if not path.exists():  # the partition has no rows of this structure
-        return
-    with pa.OSFile(str(path)) as f:
-        reader = pa.ipc.open_file(f)
-        for i in range(reader.num_record_batches):
-            yield reader.get_batch(i)
-
-
-def _fill(part: FilePart, entry: Path) -> None:
-    """Decode the partition once with every structure; publish the spool entry atomically."""
-    tmp = entry.with_name(f".tmp-{entry.name}-{uuid.uuid4().hex}")
-    tmp.mkdir()
-    writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
-    dates: dict[str, set[str]] = {}
-    report = FileReport(part.path)
-    try:
-        try:
-            for name, batch in decode_part(part, sorted(layouts()), report):
-                if name not in writers:
-                    writers[name] = pa.ipc.new_file(str(tmp / f"{name}.arrow"), batch.schema)
-                writers[name].write_batch(batch)
-                dates.setdefault(name, set()).update(batch_interval_dates(batch, name))
-        finally:
-            for w in writers.values():
-                w.close()
-        (tmp / "sha256").write_text(report.sha256)
-        (tmp / DATES_FILE).write_text(json.dumps({k: sorted(v) for k, v in dates.items()}))
-        for name, table in ((AUDIT, audit_table(report, part)), (QUARANTINE, quarantine_rows(report))):
-            with pa.ipc.new_file(str(tmp / f"{name}.arrow"), table.schema) as w:
-                w.write_table(table)
-        try:
-            os.rename(tmp, entry)
-        except OSError:
-            if not entry.exists():
-                raise
-            shutil.rmtree(tmp, ignore_errors=True)  # another task published the same partition first
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def batch_interval_dates(batch: pa.RecordBatch, structure: str) -> set[str]:
-    """The UTC dates (ISO) of a structure batch's partition time (``mqsmf.warehouse``): the
-    ``interval_date`` partitions its rows go to."""
-    import pyarrow.compute as pc
-
-    from ..warehouse import partition_time_columns
-
-    cols = [batch.column(c) for c in partition_time_columns(structure)]
-    when = pc.coalesce(*cols) if len(cols) > 1 else cols[0]
-    days = pc.unique(pc.cast(pc.cast(when, pa.timestamp("us")), pa.date32()))  # UTC wall clock -> date
-    return {d.isoformat() for d in days.to_pylist() if d is not None}
-
-
-def spool_interval_dates(spool: str) -> dict[str, list[str]]:
-    """{structure: sorted ISO dates} over every filled entry of a load's spool."""
-    out: dict[str, set[str]] = {}
-    root = Path(spool)
-    if root.is_dir():
-        for entry in root.glob("part-*"):
-            for name, dates in json.loads((entry / DATES_FILE).read_text()).items():
-                out.setdefault(name, set()).update(dates)
-    return {k: sorted(v) for k, v in sorted(out.items())}
-
-
-def release_spool(spool: str) -> bool:
-    """Remove a load's spool; only folders this module created (they hold the marker file)."""
-    root = Path(spool)
-    if not (root / SPOOL_MARKER).is_file():
-        return False
-    shutil.rmtree(root, ignore_errors=True)
-    return True
-
-
-def prune_spools(base: Path | None = None, max_age_seconds: float = SPOOL_MAX_AGE_SECONDS) -> int:
-    """Remove spools left behind by loads that died, once they are older than ``max_age_seconds``."""
-    base = base or spool_base()
-    if not base.is_dir():
-        return 0
-    removed = 0
-    cutoff = time.time() - max_age_seconds
-    for root in base.iterdir():
-        marker = root / SPOOL_MARKER
-        if marker.is_file() and marker.stat().st_mtime < cutoff and release_spool(str(root)):
-            removed += 1
-    return removed
+        spool_store.fill(entry, decode_part(part, sorted(layouts()), report), tables)
+    return spool_store.read(entry, structure), lambda: spool_store.sha256(entry)
