@@ -1,10 +1,3 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    file_format='parquet',
-    on_schema_change='fail'
-) }}
 -- Data manager statistics: message and object requests, and how many gets had to read the page set.
 -- Grain: one row per queue manager x statistics interval.
 

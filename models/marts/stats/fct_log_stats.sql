@@ -1,10 +1,3 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    file_format='parquet',
-    on_schema_change='fail'
-) }}
 -- Log manager statistics: log volume (MB/s), checkpoints, waits and I/O times, with MP16's metrics.
 -- Grain: one row per queue manager x statistics interval.
 

@@ -1,10 +1,3 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    file_format='parquet',
-    on_schema_change='fail'
-) }}
 -- Buffer pool statistics with MP16's derived metrics (free %, page read/write rates, steals, DWP).
 -- Grain: one row per queue manager x buffer pool x statistics interval.
 

@@ -1,10 +1,3 @@
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    file_format='parquet',
-    on_schema_change='fail'
-) }}
 -- Message manager statistics: the queue manager's MQI calls, rates and persistence mix.
 -- Grain: one row per queue manager x statistics interval.
 
