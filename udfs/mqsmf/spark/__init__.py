@@ -4,8 +4,11 @@ session that matches the dbt ``local`` target, and the ``mqsmf load`` command.
 This package is the only place that imports pyspark, and it does so inside its modules, never here:
 ``mqsmf.cli`` imports ``mqsmf.spark.cli`` on every start and must stay fast.
 
-- ``parts``: which files a path option means, how they split into partitions, how one partition
-  decodes (directly, or once per load through a spool).
+- ``options``: the data source's read options, typed (``ReadOptions``), and its statement
+  pseudo-structures.
+- ``partitions``: which files a path option means, how they split into partitions, how one
+  partition decodes (directly, or once per load through the spool).
+- ``spool``: where a load keeps each partition decoded once for all its statements.
 - ``datasource``: ``spark.read.format("mqsmf")`` / ``CREATE TEMPORARY VIEW ... USING mqsmf``.
 - ``load``: the raw table contract and the SQL of a load (run by ``mqsmf load`` and by the dbt
   on-run-start macro ``load_smf_files``).

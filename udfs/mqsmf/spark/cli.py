@@ -127,7 +127,7 @@ def _load_local(args: argparse.Namespace, root) -> int:
 
     from ..cli import EXIT_DATA, EXIT_OK, EXIT_USAGE, emit_json, show_progress
     from .load import load_files
-    from .parts import expand_paths
+    from .partitions import expand_paths
     from .session import local_session, warehouse_dir
 
     files = expand_paths(args.paths)  # a missing path fails here, before Spark starts
