@@ -6,13 +6,26 @@ The rules are evaluated by mqsmf.generate.rules on the decoder's tables; the man
 
 from __future__ import annotations
 
+import csv
 import math
 
 import numpy as np
 import pytest
 
 from mqsmf.generate import SUPPORTED_RULES, ScenarioConfig, Target, generate_scenario, plan_scenario, write_scenario
-from mqsmf.generate.rules import LOG_REF_SLOWEST, ORACLE_COLUMNS, evaluate, log_truth_of, roles_of
+from mqsmf.generate.pathology import bp13_buffers, rule_window
+from mqsmf.generate.rules import (
+    LOG_DASD_RATES_SEED,
+    LOG_REF_SLOWEST,
+    ORACLE_COLUMNS,
+    SEED,
+    evaluate,
+    log_reference_rates,
+    log_truth_of,
+    roles_of,
+    rule_parameters,
+    seed_path,
+)
 
 from .test_generate import decode, interval_no, num
 
@@ -115,6 +128,40 @@ def test_injections_can_be_placed_explicitly():
         ("CF03", "QM01", "APPL2", 1),
         ("Q01", "QM01", "APP.TMP.ROGUE", 0),
     ]
+
+
+def test_thresholds_come_from_the_seed(tmp_path, monkeypatch):
+    """The oracle and the injection targets read each threshold from seeds/mp16_rules.csv: a
+    catalogue with other BP13 and Q03 thresholds moves both, and the injections still fire."""
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / LOG_DASD_RATES_SEED).write_bytes(seed_path(LOG_DASD_RATES_SEED).read_bytes())
+    with open(seed_path(), newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    changed = {("BP13", "info_threshold"): "80000", ("Q03", "warning_threshold"): "4"}
+    for row in rows:
+        for (rule, column), value in changed.items():
+            if row["rule_id"] == rule:
+                row[column] = value
+    with open(tmp_path / SEED, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    monkeypatch.setenv("MQSMF_PROJECT_DIR", str(tmp_path))
+    rule_parameters.cache_clear()
+    log_reference_rates.cache_clear()
+    try:
+        assert bp13_buffers() == 96_000 and rule_window("Q03") == (4, 1)
+        (bp13,) = generate_scenario(_only("BP13")).manifest["injected"]
+        assert bp13["details"] == {"value": 96_000, "threshold": "LONG pool below the bar, QPSTNBUF > 80000"}
+        sc = generate_scenario(_only("Q03", intervals=6))
+        (q03,) = sc.manifest["injected"]
+        assert "four intervals" in q03["how"]
+        fired = [f for f in sc.manifest["expected_firings"] if f["rule_id"] == "Q03"]
+        assert [(f["object_name"], f["interval"]) for f in fired] == [(q03["object_name"], q03["interval"])]
+        assert q03["interval"] >= 4  # four rises: the third alone no longer fires
+    finally:
+        rule_parameters.cache_clear()
+        log_reference_rates.cache_clear()
 
 
 def test_every_rule_at_once(tmp_path):

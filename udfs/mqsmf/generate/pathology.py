@@ -7,12 +7,14 @@ that no other item touches (items claim what they change), and is described in t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .config import Target, iso
+from .rules import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 
@@ -44,21 +46,67 @@ CHECK_VERSION = {
 # Invariants planted on queue managers before 9.3.3, whose records have no depth watermarks (a
 # negative depth there breaks nothing but the depth itself).
 CHECK_BEFORE = {"negative_depth": "9.3.3"}
-# Intervals before (and after) the chosen one that the item also shapes.
-RULE_WINDOW = {"Q03": (3, 1), "Q04": (2, 1), "Q10": (3, 1), "BP16": (1, 0)}
-BP13_BUFFERS = 60_000  # a LONG pool above MP16's 50,000-buffer advice for pools below the bar
-BP16_PAGES_PER_S = 200  # page reads + writes per second in a pool without page-fixed buffers
-# Target share of a pool's buffers the peak use reaches (and whether objects count) per rule.
-POOL_FILL = {
-    "BP01": (1.08, True),
-    "BP02": (0.975, True),
-    "BP04": (0.90, True),
-    "BP05": (0.88, True),
-    "BP06": (1.06, True),
-    "Q02": (0.88, False),
-}
-LOG02_MB_PER_S = 75.0  # above 0.9 x the fastest reference log rate for ~1 KB persistent messages (64.7 MB/s)
 LOG02_MESSAGE = 1024
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
+ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+
+
+# Injection targets that say "above the rule's threshold" are derived from the threshold in
+# seeds/mp16_rules.csv (the one place it is written); the other targets drive the workload's
+# own model (the deferred write processor at 15 % free, synchronous writes at 5 %, overflow).
+def threshold(rule: str, level: str = "info") -> float:
+    return rule_parameters()[rule][level]
+
+
+def run_length(rule: str) -> int:
+    """Consecutive intervals a run rule (Q03, Q10) needs to fire."""
+    return int(threshold(rule, "warning"))
+
+
+def rule_window(rule: str) -> tuple[int, int]:
+    """Intervals before (and after) the chosen one that the item also shapes."""
+    return {
+        "Q03": (run_length("Q03"), 1),  # the rises, and no rise before them
+        "Q04": (int(threshold("Q04")), 1),  # the message is held that many checkpoint intervals
+        "Q10": (run_length("Q10"), 1),
+        "BP16": (int(rule_parameters()["BP16"]["window"]) - 1, 0),  # the rate is sustained
+    }.get(rule, (0, 0))
+
+
+def pool_fill(rule: str) -> tuple[float, bool]:
+    """Target share of a pool's buffers the peak use reaches, and whether objects count."""
+    return {
+        "BP01": (1.08, True),
+        "BP02": (0.975, True),
+        "BP04": (1 - threshold("BP04", "warning") / 100 + 0.05, True),  # 5 points below the free % warning
+        "BP05": (0.88, True),
+        "BP06": (1.06, True),
+        "Q02": (threshold("Q02", "warning") + 0.03, False),
+    }[rule]
+
+
+def bp13_buffers() -> int:
+    """A LONG pool 20 % above MP16's advice for pools below the bar."""
+    return int(1.2 * threshold("BP13"))
+
+
+def bp16_pages_per_s() -> int:
+    """Page reads + writes per second in a pool without page-fixed buffers: twice the threshold."""
+    return int(2 * threshold("BP16"))
+
+
+def log02_mb_per_s() -> float:
+    """Log MB/s of LOG02's burst: 25 % above the critical share of the fastest reference rate for
+    1 KB persistent messages, rounded up to 5 MB/s."""
+    fastest = log_reference_rates(REFERENCE_DASD["LOG_REF_FASTEST"])[LOG02_MESSAGE]
+    return 5.0 * math.ceil(1.25 * threshold("LOG02", "critical") * fastest / 5)
+
+
+def above_critical_share(rule: str) -> float:
+    """A share 10 points above a rule's critical level (BP03: its escalation ratio; CF03: its
+    critical percentage)."""
+    p = rule_parameters()[rule]
+    return p["escalation"] + 0.1 if rule == "BP03" else p["critical"] / 100 + 0.1
 
 
 def _vkey(v: str) -> tuple[int, ...]:
@@ -196,13 +244,13 @@ class _Planner:
     # -- injections ----------------------------------------------------------------------------
     def inject(self, target: Target) -> None:
         rule = target.id
-        before, after = RULE_WINDOW.get(rule, (0, 0))
+        before, after = rule_window(rule)
         qms = self.qmgrs(target, RULE_VERSION.get(rule))
         ks = self.intervals(target, before, after)
         fx = self.fx
         if rule in ("BP01", "BP02", "BP04", "BP05", "BP06", "Q02"):
             roles = (ROLE_SYS,) if rule in ("BP05", "BP06") else (ROLE_SHORT,)
-            share, with_objects = POOL_FILL[rule]
+            share, with_objects = pool_fill(rule)
             cands = []
             for qm in qms:
                 for pool in self.pool_for(qm, target, roles + ((ROLE_SHORT,) if rule in ("BP05", "BP06") else ())):
@@ -231,7 +279,7 @@ class _Planner:
             return
         if rule in ("BP13", "BP15", "BP16"):
             roles = {"BP13": (ROLE_LONG,), "BP15": (ROLE_SYS, ROLE_SHORT), "BP16": (ROLE_LONG, ROLE_OTHER)}[rule]
-            span = 2 if rule == "BP16" else 1  # BP16 needs the rate sustained: k-1 and k
+            span = rule_window(rule)[0] + 1  # BP16 needs the rate sustained: its window up to k
             cands = [
                 ([("pool", qm.index, pool, kk) for kk in range(k - span + 1, k + 1)], (qm, pool, k))
                 for qm in qms
@@ -242,21 +290,26 @@ class _Planner:
             qm, pool, k = self.place(target, cands, "buffer pool")
             if rule == "BP13":
                 # Configured below the bar and large for the interval: half of it free, no pressure.
-                half = BP13_BUFFERS // 2
+                buffers = bp13_buffers()
+                half = buffers // 2
                 fx.pool[(k, qm.index, pool)] = {
                     "QPSTLOC": False,
-                    "QPSTNBUF": BP13_BUFFERS,
+                    "QPSTNBUF": buffers,
                     "QPSTCBSL": half,
                     "QPSTCBS": half,
                 }
-                how = f"a LONG pool of {BP13_BUFFERS:,} buffers allocated below the bar"
+                how = f"a LONG pool of {buffers:,} buffers allocated below the bar"
             elif rule == "BP15":
                 fx.pool[(k, qm.index, pool)] = {"QPSTLOC": False, "QPSTCBSL": 0}
                 how = "a pool below the bar runs out of free buffers (no stealable buffer left at its low point)"
             else:
-                for kk in (k - 1, k):
-                    fx.pool[(kk, qm.index, pool)] = {"QPSTTPW": BP16_PAGES_PER_S * self.T, "QPSTF4KB": False}
-                how = f"{BP16_PAGES_PER_S} pages written per second for two intervals in a pool without page-fixed buffers"
+                pages_per_s = bp16_pages_per_s()
+                for kk in range(k - span + 1, k + 1):
+                    fx.pool[(kk, qm.index, pool)] = {"QPSTTPW": pages_per_s * self.T, "QPSTF4KB": False}
+                how = (
+                    f"{pages_per_s} pages written per second for {NUMBER_WORDS.get(span, span)} intervals in a pool "
+                    "without page-fixed buffers"
+                )
             self.record_injection(rule, qm, "buffer_pool", str(pool), k, how)
             return
         if rule == "BP03":
@@ -267,15 +320,16 @@ class _Planner:
                 for k in ks
             ]
             qm, pool, k = self.place(target, cands, "buffer pool")
-            steals = 40_000 + int(self.rng.integers(0, 20_000))
-            fx.pool[(k, qm.index, pool)] = {"QPSTSTL": steals, "QPSTSTLA": int(steals * 0.6)}
+            steals = 40_000 + int(self.rng.integers(0, 20_000))  # far above BP03's minimum volume
+            contention = above_critical_share("BP03")
+            fx.pool[(k, qm.index, pool)] = {"QPSTSTL": steals, "QPSTSTLA": int(steals * contention)}
             self.record_injection(
                 rule,
                 qm,
                 "buffer_pool",
                 str(pool),
                 k,
-                "thrashing: buffers stolen while still wanted, with contention on 60 % of the steals",
+                f"thrashing: buffers stolen while still wanted, with contention on {contention * 100:.0f} % of the steals",
             )
             return
         if rule in ("LOG01", "LOG02", "LOG03"):
@@ -295,11 +349,12 @@ class _Planner:
                 how = "log output buffers all in use: writers waited (OUTBUFF too small for a burst)"
             elif rule == "LOG02":
                 per_msg = LOG02_MESSAGE + 1300 + 500
-                msgs = int(np.ceil(LOG02_MB_PER_S * 2**20 * self.T / per_msg))
+                mb_per_s = log02_mb_per_s()
+                msgs = int(np.ceil(mb_per_s * 2**20 * self.T / per_msg))
                 fx.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
                 how = (
                     f"{msgs:,} persistent {LOG02_MESSAGE}-byte messages put and got on {qm.queues.name[q]} "
-                    f"(about {LOG02_MB_PER_S:.0f} MB/s of log)"
+                    f"(about {mb_per_s:.0f} MB/s of log)"
                 )
             else:
                 fx.checkpoint[(k, qm.index)] = 20
@@ -333,9 +388,11 @@ class _Planner:
                     fx.failed_puts[(k, qm.index, s)] = 25
                 how = "structure full: all entries in use; puts failed with 2192"
             else:
+                share = above_critical_share("CF03")
                 fx.size_spread.add((k, qm.index, s))
-                fx.redrive[(k, qm.index, s)] = 0.6
-                how = "message sizes straddle the CF buffer boundaries: 60 % of the gets are re-driven"
+                # Twice CF03's minimum volume of requests, so that the rule is evaluated.
+                fx.redrive[(k, qm.index, s)] = (share, int(2 * rule_parameters()["CF03"]["min_volume"]))
+                how = f"message sizes straddle the CF buffer boundaries: {share * 100:.0f} % of the gets are re-driven"
             self.record_injection(rule, qm, "cf_structure", names[s], k, how)
             return
         if rule == "Q01":
@@ -366,32 +423,39 @@ class _Planner:
         qname = str(qm.queues.name[q])
         m = qm.index
         if rule == "Q03":
-            for kk in (k - 2, k - 1, k):
+            run = run_length(rule)
+            for kk in range(k - run + 1, k + 1):
                 fx.rise.add((kk, m, q))
-            if k - 3 >= 0:
-                fx.no_rise.add((k - 3, m, q))
-            how = "consumer falling behind: depth rises for three intervals with puts above gets"
+            if k - run >= 0:
+                fx.no_rise.add((k - run, m, q))
+            how = (
+                f"consumer falling behind: depth rises for {NUMBER_WORDS.get(run, run)} intervals with puts above gets"
+            )
         elif rule == "Q04":
-            put_time = self.start(k - 2) + self.T * US // 2
-            for kk in (k - 2, k - 1, k):
+            held = rule_window(rule)[0]  # Q04's threshold in checkpoint intervals: held half an interval longer
+            put_time = self.start(k - held) + self.T * US // 2
+            for kk in range(k - held, k + 1):
                 fx.hold[(kk, m, q)] = put_time
-                if kk > k - 2:
+                if kk > k - held:
                     fx.no_rise.add((kk, m, q))
             # Exactly one checkpoint, at k: none in the intervals before it that LOG03 looks at too.
             for kk in range(max(0, k - quiet), k):
                 fx.checkpoint_max[(kk, m)] = 0
             fx.checkpoint[(k, m)] = 1
-            how = "a message nobody gets stays on a short-lived queue for 2.5 intervals, across a checkpoint"
+            how = (
+                f"a message nobody gets stays on a short-lived queue for {held + 0.5:g} intervals, across a checkpoint"
+            )
         elif rule == "Q07":
             fx.expire[(k, m, q)] = 25
             how = "25 messages expired on the queue (queue-manager expiry scan assumed off: EXPRYINT 0)"
         else:  # Q10
-            for kk in (k - 2, k - 1, k):
+            run = run_length(rule)
+            for kk in range(k - run + 1, k + 1):
                 fx.uncommitted.add((kk, m, q))
-            for kk in (k - 3, k + 1):
+            for kk in (k - run, k + 1):
                 if 0 <= kk < self.K:
                     fx.no_uncommitted.add((kk, m, q))
-            how = "a unit of work stays uncommitted across three collections"
+            how = f"a unit of work stays uncommitted across {NUMBER_WORDS.get(run, run)} collections"
         self.record_injection(rule, qm, "queue", qname, k, how)
 
     # -- violations ----------------------------------------------------------------------------
@@ -678,6 +742,8 @@ def plan(scenario, rng: np.random.Generator) -> Planned:
 
 
 def rule_assumptions(scenario) -> dict:
+    runs = {rule: NUMBER_WORDS.get(run_length(rule), run_length(rule)) for rule in ("Q03", "Q10")}
+    lasts = {rule: ORDINAL_WORDS.get(run_length(rule), f"{run_length(rule)}th") for rule in ("Q03", "Q10")}
     return {
         "buffer_pool_roles": "per queue manager in qmgrs[].buffer_pools[].role: pool 0 SYS, pool 1 SHORT, pool 2 LONG, "
         "the fourth pool OTHER",
@@ -686,20 +752,23 @@ def rule_assumptions(scenario) -> dict:
         "most restart_window_minutes of seeds/mp16_rules.csv",
         "LOG02": "log MB/s = QJSTBFFL x 4096 / T / 2^20 against the reference rate for the message-size column nearest "
         "QMSTPBP / QMSTSPP; firings are computed against the fastest reference DASD (DS8870, 4 stripes, zHPF), "
-        "so they fire for any DASD choice; clean data stay below 0.5 against every reference from ESS E20 ESCON on",
+        "so they fire for any DASD choice; clean data stay below "
+        f"{threshold('LOG02', 'warning'):g} against every reference from ESS E20 ESCON on",
         "LOG03": "log records per checkpoint = what the LOGLOAD counter held at each checkpoint (reset to zero after a "
         "checkpoint): the queue manager's LOGLOAD for checkpoints taken by count, the records since the previous "
         "checkpoint over the checkpoints for forced ones (ground truth of the simulation); clean data use LOGLOAD "
         "10,000,000",
-        "CF03": "evaluated when QESTCSEC + QESTCMEC >= 1000",
+        "CF03": f"evaluated when QESTCSEC + QESTCMEC >= {threshold('CF03', 'min_volume'):g}",
         "Q01": "pool 0 or page set 0 may hold only SYSTEM.CHANNEL.SYNCQ and SYSTEM.CLUSTER.* queues",
-        "Q02": "sum over private queues of the pool of max(QQSTDPTH, QQSTDPHI) x pages_per_msg(QQSTMSAV) > 0.85 x QPSTNBUF, "
+        "Q02": "sum over private queues of the pool of max(QQSTDPTH, QQSTDPHI) x pages_per_msg(QQSTMSAV) "
+        f"{threshold_text('Q02', 'warning')} x QPSTNBUF, "
         "SYS and SHORT pools",
-        "Q03": "private queue, complete records, three consecutive intervals with QQSTDPTH rising and "
-        "QQSTPUTS + QQSTPUT1 > QQSTGETS; fires in the third",
-        "Q04": "SHORT pool queue with QQSTMAGE > 2 x T / QJSTLLCP in an interval with checkpoints",
-        "Q07": "QQSTEXPR > 0 with queue-manager expiry off (EXPRYINT 0)",
-        "Q10": "QQSTUNCM set in three consecutive intervals; fires in the third (and later)",
+        "Q03": f"private queue, complete records, {runs['Q03']} consecutive intervals with QQSTDPTH rising and "
+        f"QQSTPUTS + QQSTPUT1 > QQSTGETS; fires in the {lasts['Q03']}",
+        "Q04": f"SHORT pool queue with QQSTMAGE {threshold_text('Q04', 'info')} x T / QJSTLLCP in an interval with "
+        "checkpoints",
+        "Q07": f"QQSTEXPR {threshold_text('Q07', 'info')} with queue-manager expiry off (EXPRYINT 0)",
+        "Q10": f"QQSTUNCM set in {runs['Q10']} consecutive intervals; fires in the {lasts['Q10']} (and later)",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, Q01-Q04, Q07, Q10 "
         "(see expected_firings, computed from the written values)",
     }

@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..project import packaged_project
 from .config import iso
 from .topology import pages_per_message
 
@@ -66,11 +67,18 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     },
 }
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
-# MP16 reference log rates (MB/s) for 1 KB / 5 KB / 1 MB persistent messages (mp16-rules.md 3.1).
-LOG_REF_FASTEST = {1024: 64.7, 5 * 1024: 136.4, 1 << 20: 337.5}  # DS8870, 4 stripes, zHPF
-LOG_REF_SLOWEST = {1024: 5.3, 5 * 1024: 7.1, 1 << 20: 7.1}  # ESS E20 ESCON (no 1 MB figure: its 5 KB rate)
 ADMIN_STRUCTURE = "CSQ_ADMIN"
-SEED = Path("seeds") / "mp16_rules.csv"
+SEEDS = Path("seeds")
+SEED = SEEDS / "mp16_rules.csv"
+# MP16's reference log rates per DASD model (MB/s for 1 KB / 5 KB / 1 MB persistent messages).
+LOG_DASD_RATES_SEED = SEEDS / "site_config_log_dasd_rates.csv"
+LOG_RATE_COLUMNS = {1024: "mb_per_sec_1kb", 5 * 1024: "mb_per_sec_5kb", 1 << 20: "mb_per_sec_1mb"}
+# LOG02's firings are judged against the fastest reference DASD, so they fire whatever the site's
+# DASD; clean data stay below the warning level against the slowest one the generator allows.
+REFERENCE_DASD = {
+    "LOG_REF_FASTEST": "DS8870-RAID5-4-STRIPES-ZHPF",
+    "LOG_REF_SLOWEST": "ESS-E20-ESCON",
+}
 COMPARE = {">": operator.gt, ">=": operator.ge, "<": operator.lt, "<=": operator.le}
 _LEVELS = {
     "info": "info_threshold",
@@ -82,15 +90,36 @@ _LEVELS = {
 }
 
 
-def seed_path() -> Path:
-    """The rule catalogue: $MQSMF_PROJECT_DIR's, the wheel's packaged dbt project's, or the checkout's."""
-    here = Path(__file__).resolve()
+def seed_path(seed: Path = SEED) -> Path:
+    """A seed of the dbt project (default: the rule catalogue): $MQSMF_PROJECT_DIR's, else the one
+    this package carries (the wheel's packaged dbt project, or the checkout's)."""
     roots = [Path(os.environ["MQSMF_PROJECT_DIR"])] if os.environ.get("MQSMF_PROJECT_DIR") else []
-    roots += [here.parents[1] / "dbt_project", here.parents[3]]
+    packaged = packaged_project()
+    roots += [packaged] if packaged is not None else []
     for root in roots:
-        if (root / SEED).is_file():
-            return root / SEED
-    raise FileNotFoundError(f"the MP16 rule catalogue {SEED} is in none of {', '.join(map(str, roots))}")
+        if (root / seed).is_file():
+            return root / seed
+    raise FileNotFoundError(f"the seed {seed} is in none of {', '.join(map(str, roots)) or 'no dbt project'}")
+
+
+@cache
+def log_reference_rates(dasd_model: str) -> dict[int, float]:
+    """{message size in bytes: MB/s} of a DASD model from the log DASD rates seed; a model without
+    a 1 MB figure has its 5 KB rate there (as dim_mp16_queue_manager_config reads it)."""
+    with open(seed_path(LOG_DASD_RATES_SEED), newline="", encoding="utf-8") as fh:
+        row = next((r for r in csv.DictReader(fh) if r["dasd_model"] == dasd_model), None)
+    if row is None:
+        raise KeyError(f"no DASD model {dasd_model!r} in {LOG_DASD_RATES_SEED}")
+    rates = {size: float(row[column]) for size, column in LOG_RATE_COLUMNS.items() if row[column]}
+    rates.setdefault(1 << 20, rates[5 * 1024])
+    return rates
+
+
+def __getattr__(name: str) -> dict[int, float]:
+    """LOG_REF_FASTEST / LOG_REF_SLOWEST: read from the seed when first used (not at import)."""
+    if name in REFERENCE_DASD:
+        return log_reference_rates(REFERENCE_DASD[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
@@ -232,6 +261,7 @@ class Oracle:
         row_of = {(qm[i], int(pool[i]), int(k[i])): i for i in range(len(qm))}
         restart_phase = self._restart_phase(qm, pool, k, rio > 0, "BP06")
         bp03 = self.p["BP03"]
+        bp16_window = int(self.p["BP16"]["window"])  # consecutive intervals the rate is sustained
         for i in range(len(qm)):
             args = (qm[i], "buffer_pool", int(pool[i]), k[i], st[i])
             role = self.role(qm[i], pool[i])
@@ -275,22 +305,19 @@ class Oracle:
             below_large = not above[i] and role == "LONG" and level("BP13", nbuf[i]) is not None
             was = previous is not None and not above[previous] and level("BP13", nbuf[previous]) is not None
             if below_large and not was:
+                sev = level("BP13", nbuf[i])
                 self.fire(
-                    "BP13",
-                    "info",
-                    *args,
-                    int(nbuf[i]),
-                    f"LONG pool below the bar, QPSTNBUF {threshold_text('BP13', 'info')}",
+                    "BP13", sev, *args, int(nbuf[i]), f"LONG pool below the bar, QPSTNBUF {threshold_text('BP13', sev)}"
                 )
             if not above[i] and pressure:
                 self.fire(
                     "BP15", self.p["BP15"]["base_severity"], *args, int(cbsl[i]), "below the bar with BP04 / BP06"
                 )
-            sustained = previous is not None and level("BP16", rate[previous]) is not None
-            if not fixed[i] and sustained and level("BP16", rate[i]):
-                self.fire(
-                    "BP16", "info", *args, float(rate[i]), f"(QPSTRIO + QPSTTPW) / T {threshold_text('BP16', 'info')}"
-                )
+            earlier = [row_of.get((qm[i], int(pool[i]), int(k[i]) - d)) for d in range(1, bp16_window)]
+            sustained = all(e is not None and level("BP16", rate[e]) is not None for e in earlier)
+            sev = level("BP16", rate[i])
+            if not fixed[i] and sustained and sev:
+                self.fire("BP16", sev, *args, float(rate[i]), f"(QPSTRIO + QPSTTPW) / T {threshold_text('BP16', sev)}")
 
     def _restart_phase(self, qm, obj, k, active, rule) -> np.ndarray:
         """Rows in their object's restart phase: from the queue manager's first interval (the
@@ -328,6 +355,7 @@ class Oracle:
         waits = {(q, kk) for q, kk, w in zip(qm, k, wtb, strict=True) if w > 0}
         log01 = self.p["LOG01"]
         run_needed = int(log01["escalation"])
+        fastest = log_reference_rates(REFERENCE_DASD["LOG_REF_FASTEST"])
         for i in range(len(qm)):
             args = (qm[i], "queue_manager", qm[i], k[i], st[i])
             sev = level("LOG01", wtb[i])
@@ -338,13 +366,14 @@ class Oracle:
                     log01["escalation_severity"] if crit else sev,
                     *args,
                     int(wtb[i]),
-                    f"QJSTWTB > 0 in {run_needed} consecutive intervals" if crit else "QJSTWTB > 0",
+                    f"QJSTWTB {threshold_text('LOG01', sev)}"
+                    + (f" in {run_needed} consecutive intervals" if crit else ""),
                 )
             size = avg_size.get((qm[i], k[i]))
             if size and secs[i] > 0:  # LOG02 needs the average persistent put size of the interval
-                column = min(LOG_REF_FASTEST, key=lambda c: abs(c - size))
+                column = min(fastest, key=lambda c: abs(c - size))
                 mbps = bffl[i] * 4096 / secs[i] / 2**20
-                util = mbps / LOG_REF_FASTEST[column]
+                util = mbps / fastest[column]
                 sev = level("LOG02", util)
                 if sev:
                     self.fire(
@@ -352,7 +381,7 @@ class Oracle:
                         sev,
                         *args,
                         util,
-                        f"log MB/s / {LOG_REF_FASTEST[column]} MB/s (fastest reference, {column} B column) "
+                        f"log MB/s / {fastest[column]} MB/s (fastest reference, {column} B column) "
                         + threshold_text("LOG02", sev),
                     )
             per = self.records_per_checkpoint(qm[i], k[i], recs[i], llcp[i])
@@ -428,7 +457,7 @@ class Oracle:
         for i in np.nonzero(q01)[0]:
             self.fire(
                 "Q01",
-                "warning",
+                self.p["Q01"]["base_severity"],
                 qm[i],
                 "queue",
                 name[i],
@@ -547,8 +576,11 @@ class Oracle:
                     )
 
         # Q07: expired messages while queue-manager expiry is off.
-        for i in np.nonzero(expr > self.p["Q07"]["info"])[0]:
-            self.fire("Q07", "info", qm[i], "queue", name[i], k[i], st[i], int(expr[i]), "QQSTEXPR > 0 (EXPRYINT 0)")
+        q07 = self.p["Q07"]
+        for i in np.nonzero(COMPARE[q07["comparison"]](expr, q07["info"]))[0]:
+            sev = level("Q07", int(expr[i]))
+            text = f"QQSTEXPR {threshold_text('Q07', sev)} (EXPRYINT 0)"
+            self.fire("Q07", sev, qm[i], "queue", name[i], k[i], st[i], int(expr[i]), text)
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

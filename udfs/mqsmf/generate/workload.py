@@ -59,7 +59,8 @@ class Effects:
     # (k, m, q) -> (pool share, objects included): a burst on q peaks at that share of its pool's
     # buffers during the interval and is drained before the collection
     fill: dict[tuple[int, int, int], tuple[float, bool]] = field(default_factory=dict)
-    redrive: dict[tuple[int, int, int], float] = field(default_factory=dict)  # (k, m, structure) -> redrive share
+    # (k, m, structure) -> (redrive share, single-entry requests at least)
+    redrive: dict[tuple[int, int, int], tuple[float, int]] = field(default_factory=dict)
     cf: dict[tuple[int, int, int], dict[str, int]] = field(default_factory=dict)  # (k, m, structure) -> counters
     partial_shared: set[tuple[int, int, int]] = field(default_factory=set)  # (k, m, structure)
     partial_private: set[tuple[int, int, int]] = field(default_factory=set)  # (k, m, q)

@@ -67,9 +67,10 @@ def coupling_facility_statistics(
         "QESTMLUS": np.round(entries_in_use * elements_per_entry).astype(np.int64),
     }
     for s in range(structure_count):
-        share = effects.redrive.get((k, qm.index, s))
-        if share is not None:  # varying message sizes: gets re-driven with a bigger buffer
-            qest["QESTCSEC"][s] = max(int(qest["QESTCSEC"][s]), 2000)
+        redrive = effects.redrive.get((k, qm.index, s))
+        if redrive is not None:  # varying message sizes: gets re-driven with a bigger buffer
+            share, least_requests = redrive
+            qest["QESTCSEC"][s] = max(int(qest["QESTCSEC"][s]), least_requests)
             qest["QESTRSEC"][s] = int(np.ceil(share * qest["QESTCSEC"][s]))
             qest["QESTRMEC"][s] = int(np.ceil(share * qest["QESTCMEC"][s]))
             qest["QESTSSTC"][s] = int(qest["QESTCSEC"][s] * 11)
