@@ -160,15 +160,7 @@ def apply_corruptions(
                     record=dict(what, offset=rec["offset"]),
                     change=f"RDW length {seg_len} -> {new_len}",
                     expected_quarantine=quarantine,
-                    records_lost=[
-                        dict(
-                            offset=e["offset"],
-                            smf_type=e["smf_type"],
-                            smf_subtype=e["subtype"],
-                            instances=e.get("instances", {}),
-                        )
-                        for e in lost
-                    ],
+                    records_lost=_records_lost(lost),
                 )
             )
         else:
@@ -194,15 +186,7 @@ def apply_corruptions(
                             reason_contains="truncated",
                         )
                     ],
-                    records_lost=[
-                        dict(
-                            offset=e["offset"],
-                            smf_type=e["smf_type"],
-                            smf_subtype=e["subtype"],
-                            instances=e.get("instances", {}),
-                        )
-                        for e in lost
-                    ],
+                    records_lost=_records_lost(lost),
                 )
             )
     for c in out:
@@ -249,3 +233,11 @@ def _bad_length_delta(path: str, rec: dict, nxt: dict) -> int:
         if p + RDW <= len(body) and (body[flags] > SEG_MIDDLE or body[flags + 1] != 0):
             return delta
     raise ValueError("no position for a damaged RDW length")
+
+
+def _records_lost(entries: list[dict]) -> list[dict]:
+    """The manifest's description of records a damage makes unreadable."""
+    return [
+        dict(offset=e["offset"], smf_type=e["smf_type"], smf_subtype=e["subtype"], instances=e.get("instances", {}))
+        for e in entries
+    ]

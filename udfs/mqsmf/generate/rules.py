@@ -518,32 +518,23 @@ class Oracle:
         rise_run = _run_lengths(rising)
         unc = uncm[o]
         unc_run = _run_lengths(unc, continues=same)
-        for j in np.nonzero([level("Q03", int(n)) is not None for n in rise_run])[0]:
-            i = o[j]
-            self.fire(
-                "Q03",
-                level("Q03", int(rise_run[j])),
-                qm[i],
-                "queue",
-                name[i],
-                k[i],
-                st[i],
-                int(dpth[i]),
-                "depth rising with puts > gets for consecutive intervals " + threshold_text("Q03", "warning"),
-            )
-        for j in np.nonzero([level("Q10", int(n)) is not None for n in unc_run])[0]:
-            i = o[j]
-            self.fire(
-                "Q10",
-                level("Q10", int(unc_run[j])),
-                qm[i],
-                "queue",
-                name[i],
-                k[i],
-                st[i],
-                int(unc_run[j]),
-                "QQSTUNCM set in consecutive intervals " + threshold_text("Q10", "warning"),
-            )
+        for rule, runs, values, what in (
+            ("Q03", rise_run, dpth[o], "depth rising with puts > gets for consecutive intervals"),
+            ("Q10", unc_run, unc_run, "QQSTUNCM set in consecutive intervals"),
+        ):
+            for j in np.nonzero([level(rule, int(n)) is not None for n in runs])[0]:
+                i = o[j]
+                self.fire(
+                    rule,
+                    level(rule, int(runs[j])),
+                    qm[i],
+                    "queue",
+                    name[i],
+                    k[i],
+                    st[i],
+                    int(values[j]),
+                    f"{what} {threshold_text(rule, 'warning')}",
+                )
 
         # Q04: message age against two checkpoint intervals, SHORT pools.
         j = self.table("QJST")

@@ -410,46 +410,22 @@ def write_scenario(
     dup_records: list[dict] = []
     with open(path, "wb") as fh:
         w = DumpWriter(fh, framing, block_size)
-        head = w.write(dump_record(2, sid, first_local))
-        index.append(
-            dict(
-                smf_type=2,
-                subtype=None,
-                qmgr=None,
-                k=None,
-                offset=head.offset,
-                length=head.length,
-                segments=head.segments,
-            )
-        )
-        for rec in scenario.run(collector):
-            where = w.write(rec.data)
-            counts.add(rec)
-            entry = dict(
-                smf_type=115,
-                subtype=rec.subtype,
-                qmgr=rec.qmgr,
-                k=rec.k,
-                offset=where.offset,
-                length=where.length,
-                segments=where.segments,
-                instances=rec.instances,
-            )
+
+        def written(data: bytes, smf_type: int, subtype=None, qmgr=None, k=None, **more) -> dict:
+            """Write a record; its entry in the file's record index."""
+            where = w.write(data)
+            entry = dict(smf_type=smf_type, subtype=subtype, qmgr=qmgr, k=k, offset=where.offset, length=where.length)
+            entry.update(segments=where.segments, **more)
             index.append(entry)
+            return entry
+
+        written(dump_record(2, sid, first_local), 2)
+        for rec in scenario.run(collector):
+            entry = written(rec.data, 115, rec.subtype, rec.qmgr, rec.k, instances=rec.instances)
+            counts.add(rec)
             if (rec.k, rec.qmgr, rec.subtype) in scenario.planned.duplicates:
                 dup_records.append(entry)
-        tail = w.write(dump_record(3, sid, last_local))
-        index.append(
-            dict(
-                smf_type=3,
-                subtype=None,
-                qmgr=None,
-                k=None,
-                offset=tail.offset,
-                length=tail.length,
-                segments=tail.segments,
-            )
-        )
+        written(dump_record(3, sid, last_local), 3)
         w.close()
     firings = evaluate_scenario(scenario, collector)
     manifest = build_manifest(scenario, counts, firings)
