@@ -287,7 +287,7 @@ class ScenarioConfig:
         ts = datetime.fromisoformat(self.start.replace("Z", "+00:00"))
         if ts.tzinfo is None:
             ts = ts.replace(tzinfo=UTC)
-        return int(ts.timestamp()) * 1_000_000 + ts.microsecond
+        return int(ts.timestamp()) * US_PER_S + ts.microsecond
 
     @property
     def n_shared(self) -> int:

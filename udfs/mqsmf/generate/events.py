@@ -34,7 +34,7 @@ import numpy as np
 
 from ..pcf import layouts as L
 from ..pcf import writer as W
-from .config import iso
+from .config import US_PER_S, iso
 from .workload import Simulation
 
 HIGH_LIMIT_SHARE = 0.6
@@ -144,7 +144,7 @@ def plan_events(scenario, perfmev_disabled: list[str] | None = None) -> dict:
                 fire, high_on, low_on = 2225, True, False
             if fire is None:
                 continue
-            end_us = cfg.start_us + (k + 1) * T * 1_000_000
+            end_us = cfg.start_us + (k + 1) * T * US_PER_S
             active = [m for m in members if m in s.by_k.get(k, {})]
             window = [s.by_k.get(j, {}) for j in range(last_k + 1, k + 1)]
             counts = {}
@@ -174,7 +174,7 @@ def plan_events(scenario, perfmev_disabled: list[str] | None = None) -> dict:
                         "msg_id": _id(cfg.seed, "msg", m, s.name, k, fire),
                         "put_us": put_us,
                         "put_at": iso(put_us),
-                        "seconds_since_reset": (put_us - last_at) // 1_000_000,
+                        "seconds_since_reset": (put_us - last_at) // US_PER_S,
                         "msg_enq_count": enq,
                         "msg_deq_count": deq,
                         "high_q_depth": high,

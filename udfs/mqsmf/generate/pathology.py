@@ -13,12 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import Target, iso
+from .config import US_PER_S, Target, iso
 from .rules import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
-
-US = 1_000_000
 
 # The MQ version that first has the fields a rule or check reads.
 RULE_VERSION = {"Q02": "9.3.3", "Q03": "9.3.3", "Q04": "9.3.1", "Q07": "9.3.3", "Q10": "9.3.1"}
@@ -124,9 +122,9 @@ class Planned:
     mutations: dict[tuple[int, int], list[Callable[[QmgrInterval], None]]] = field(default_factory=dict)
     claims: set[tuple] = field(default_factory=set)
 
-    def mutate(self, qi: QmgrInterval) -> None:
-        for fn in self.mutations.get((qi.k, qi.m), ()):
-            fn(qi)
+    def mutate(self, qmgr_interval: QmgrInterval) -> None:
+        for fn in self.mutations.get((qmgr_interval.k, qmgr_interval.m), ()):
+            fn(qmgr_interval)
 
 
 class PlanError(ValueError):
@@ -135,24 +133,24 @@ class PlanError(ValueError):
 
 class _Planner:
     def __init__(self, scenario, rng: np.random.Generator) -> None:
-        self.sc = scenario
-        self.topo = scenario.topology
-        self.fx = scenario.effects
-        self.cfg = scenario.config
-        self.K = self.cfg.intervals
-        self.T = self.cfg.interval_seconds
+        self.scenario = scenario
+        self.topology = scenario.topology
+        self.effects = scenario.effects
+        self.config = scenario.config
+        self.interval_count = self.config.intervals
+        self.seconds = self.config.interval_seconds
         self.rng = rng
         self.out = Planned()
 
     # -- helpers -----------------------------------------------------------------------------
     def start(self, k: int) -> int:
-        return self.cfg.start_us + k * self.T * US
+        return self.config.start_us + k * self.seconds * US_PER_S
 
     def iso(self, k: int) -> str:
         return iso(self.start(k))
 
     def qmgrs(self, target: Target, min_version: str | None) -> list[QueueManager]:
-        cands = self.topo.qmgrs if target.qmgr is None else [self.topo.qmgr(target.qmgr)]
+        cands = self.topology.qmgrs if target.qmgr is None else [self.topology.qmgr(target.qmgr)]
         if min_version:
             ok = [q for q in cands if _vkey(q.version) >= _vkey(min_version)]
             if not ok:
@@ -164,28 +162,28 @@ class _Planner:
         return cands
 
     def intervals(self, target: Target, before: int, after: int) -> list[int]:
-        lo, hi = before, self.K - 1
+        lo, hi = before, self.interval_count - 1
         if target.interval is not None:
             k = target.interval
             if not lo <= k <= hi:
                 raise PlanError(
                     f"{target}: interval {k} must be in {lo}..{hi} "
-                    f"({before} earlier interval(s) needed; scenario has {self.K})"
+                    f"({before} earlier interval(s) needed; scenario has {self.interval_count})"
                 )
             return [k]
         ks = list(range(lo, hi + 1))
         preferred = [k for k in ks if k >= 1 and k + after <= hi] or [k for k in ks if k >= 1] or ks
         if not ks:
-            raise PlanError(f"{target}: needs at least {before + 1} intervals (scenario has {self.K})")
+            raise PlanError(f"{target}: needs at least {before + 1} intervals (scenario has {self.interval_count})")
         return preferred
 
     def free(self, claims: list[tuple]) -> bool:
-        for c in claims:
-            if c in self.out.claims:
+        for claim in claims:
+            if claim in self.out.claims:
                 return False
-            if c[0] != "qi" and ("qi", c[1], c[-1]) in self.out.claims:
+            if claim[0] != "qi" and ("qi", claim[1], claim[-1]) in self.out.claims:
                 return False
-            if c[0] == "qi" and any(x[1] == c[1] and x[-1] == c[-1] for x in self.out.claims):
+            if claim[0] == "qi" and any(x[1] == claim[1] and x[-1] == claim[-1] for x in self.out.claims):
                 return False
         return True
 
@@ -202,21 +200,21 @@ class _Planner:
     def queue_candidates(self, target: Target, qms, ks, before, after, pred) -> list:
         out = []
         for qm in qms:
-            Q = qm.queues
+            queues = qm.queues
             if target.object_name is not None:
                 idx = [qm.queue_index(target.object_name)]
             else:
-                idx = [int(q) for q in np.nonzero(pred(qm, Q))[0]]
+                idx = [int(q) for q in np.nonzero(pred(qm, queues))[0]]
             for q in idx:
                 for k in ks:
-                    span = range(max(0, k - before), min(self.K, k + after + 1))
+                    span = range(max(0, k - before), min(self.interval_count, k + after + 1))
                     out.append(([("queue", qm.index, q, kk) for kk in span], (qm, q, k)))
         return out
 
-    def busy(self, qm: QueueManager, Q) -> np.ndarray:
+    def busy(self, qm: QueueManager, queues) -> np.ndarray:
         """Private application queues that carry enough traffic to shape."""
-        per_interval = (Q.persistent_rate + Q.nonpersistent_rate) * self.T
-        return (Q.category == CAT_PRIVATE) & (per_interval >= 200)
+        per_interval = (queues.persistent_rate + queues.nonpersistent_rate) * self.seconds
+        return (queues.category == CAT_PRIVATE) & (per_interval >= 200)
 
     def pool_for(self, qm: QueueManager, target: Target, roles: tuple[str, ...]) -> list[int]:
         if target.object_name is not None:
@@ -247,22 +245,26 @@ class _Planner:
         before, after = rule_window(rule)
         qms = self.qmgrs(target, RULE_VERSION.get(rule))
         ks = self.intervals(target, before, after)
-        fx = self.fx
+        effects = self.effects
         if rule in ("BP01", "BP02", "BP04", "BP05", "BP06", "Q02"):
             roles = (ROLE_SYS,) if rule in ("BP05", "BP06") else (ROLE_SHORT,)
             share, with_objects = pool_fill(rule)
             cands = []
             for qm in qms:
                 for pool in self.pool_for(qm, target, roles + ((ROLE_SHORT,) if rule in ("BP05", "BP06") else ())):
-                    Q = qm.queues
-                    in_pool = (Q.bpid == pool) & ~Q.is_shared & np.isin(Q.category, (CAT_PRIVATE, CAT_SYS_POOL0))
-                    small = in_pool & (Q.size_mean <= 3000)  # one page per message: the share is exact
+                    queues = qm.queues
+                    in_pool = (
+                        (queues.bpid == pool)
+                        & ~queues.is_shared
+                        & np.isin(queues.category, (CAT_PRIVATE, CAT_SYS_POOL0))
+                    )
+                    small = in_pool & (queues.size_mean <= 3000)  # one page per message: the share is exact
                     for q in np.nonzero(small if small.any() else in_pool)[0]:
                         for k in ks:
                             claims = [("pool", qm.index, pool, k), ("queue", qm.index, int(q), k)]
                             cands.append((claims, (qm, pool, int(q), k)))
             qm, pool, q, k = self.place(target, cands, "buffer pool")
-            fx.fill[(k, qm.index, q)] = (share, with_objects)
+            effects.fill[(k, qm.index, q)] = (share, with_objects)
             qname = str(qm.queues.name[q])
             if rule == "Q02":
                 how = f"a burst on {qname} peaks at {share:.0%} of the pool's buffers in message pages"
@@ -292,7 +294,7 @@ class _Planner:
                 # Configured below the bar and large for the interval: half of it free, no pressure.
                 buffers = bp13_buffers()
                 half = buffers // 2
-                fx.pool[(k, qm.index, pool)] = {
+                effects.pool[(k, qm.index, pool)] = {
                     "QPSTLOC": False,
                     "QPSTNBUF": buffers,
                     "QPSTCBSL": half,
@@ -300,12 +302,12 @@ class _Planner:
                 }
                 how = f"a LONG pool of {buffers:,} buffers allocated below the bar"
             elif rule == "BP15":
-                fx.pool[(k, qm.index, pool)] = {"QPSTLOC": False, "QPSTCBSL": 0}
+                effects.pool[(k, qm.index, pool)] = {"QPSTLOC": False, "QPSTCBSL": 0}
                 how = "a pool below the bar runs out of free buffers (no stealable buffer left at its low point)"
             else:
                 pages_per_s = bp16_pages_per_s()
                 for kk in range(k - span + 1, k + 1):
-                    fx.pool[(kk, qm.index, pool)] = {"QPSTTPW": pages_per_s * self.T, "QPSTF4KB": False}
+                    effects.pool[(kk, qm.index, pool)] = {"QPSTTPW": pages_per_s * self.seconds, "QPSTF4KB": False}
                 how = (
                     f"{pages_per_s} pages written per second for {NUMBER_WORDS.get(span, span)} intervals in a pool "
                     "without page-fixed buffers"
@@ -322,7 +324,7 @@ class _Planner:
             qm, pool, k = self.place(target, cands, "buffer pool")
             steals = 40_000 + int(self.rng.integers(0, 20_000))  # far above BP03's minimum volume
             contention = above_critical_share("BP03")
-            fx.pool[(k, qm.index, pool)] = {"QPSTSTL": steals, "QPSTSTLA": int(steals * contention)}
+            effects.pool[(k, qm.index, pool)] = {"QPSTSTL": steals, "QPSTSTLA": int(steals * contention)}
             self.record_injection(
                 rule,
                 qm,
@@ -345,24 +347,24 @@ class _Planner:
                         cands.append((claims, (qm, k, None)))
             qm, k, q = self.place(target, cands, "queue manager interval")
             if rule == "LOG01":
-                fx.log[(k, qm.index)] = {"QJSTWTB": 20 + int(self.rng.integers(0, 80))}
+                effects.log[(k, qm.index)] = {"QJSTWTB": 20 + int(self.rng.integers(0, 80))}
                 how = "log output buffers all in use: writers waited (OUTBUFF too small for a burst)"
             elif rule == "LOG02":
                 per_msg = LOG02_MESSAGE + 1300 + 500
                 mb_per_s = log02_mb_per_s()
-                msgs = int(np.ceil(mb_per_s * 2**20 * self.T / per_msg))
-                fx.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
+                msgs = int(np.ceil(mb_per_s * 2**20 * self.seconds / per_msg))
+                effects.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
                 how = (
                     f"{msgs:,} persistent {LOG02_MESSAGE}-byte messages put and got on {qm.queues.name[q]} "
                     f"(about {mb_per_s:.0f} MB/s of log)"
                 )
             else:
-                fx.checkpoint[(k, qm.index)] = 20
+                effects.checkpoint[(k, qm.index)] = 20
                 how = "20 checkpoints in the interval (LOGLOAD set far too low / log switches)"
             self.record_injection(rule, qm, "queue_manager", qm.name, k, how)
             return
         if rule in ("CF01", "CF02", "CF03"):
-            names = self.topo.structure_names
+            names = self.topology.structure_names
             if target.object_name is not None:
                 structs = [names.index(target.object_name)] if target.object_name in names else []
                 if not structs:
@@ -377,21 +379,21 @@ class _Planner:
                     for k in ks:
                         cands.append(([("cf", qm.index, s, k)], (qm, s, k)))
             qm, s, k = self.place(target, cands, "CF structure")
-            _, entries, elements, _ = self.topo.structures[s]
+            _, entries, elements, _ = self.topology.structures[s]
             if rule in ("CF01", "CF02"):
-                fx.cf[(k, qm.index, s)] = {
+                effects.cf[(k, qm.index, s)] = {
                     "QESTSFUL": 3 + int(self.rng.integers(0, 30)),
                     "QESTMNUS": entries,
                     "QESTMLUS": int(elements * 0.97),
                 }
                 if rule == "CF01":
-                    fx.failed_puts[(k, qm.index, s)] = 25
+                    effects.failed_puts[(k, qm.index, s)] = 25
                 how = "structure full: all entries in use; puts failed with 2192"
             else:
                 share = above_critical_share("CF03")
-                fx.size_spread.add((k, qm.index, s))
+                effects.size_spread.add((k, qm.index, s))
                 # Twice CF03's minimum volume of requests, so that the rule is evaluated.
-                fx.redrive[(k, qm.index, s)] = (share, int(2 * rule_parameters()["CF03"]["min_volume"]))
+                effects.redrive[(k, qm.index, s)] = (share, int(2 * rule_parameters()["CF03"]["min_volume"]))
                 how = f"message sizes straddle the CF buffer boundaries: {share * 100:.0f} % of the gets are re-driven"
             self.record_injection(rule, qm, "cf_structure", names[s], k, how)
             return
@@ -399,7 +401,7 @@ class _Planner:
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
             qm, k = self.place(target, cands, "queue manager interval")
             name = target.object_name or f"CSQ.{int(self.rng.integers(0, 2**63)):016X}"
-            fx.dynamic.setdefault((k, qm.index), []).append(dict(name=name, psid=0, bpid=0, depth=20))
+            effects.dynamic.setdefault((k, qm.index), []).append(dict(name=name, psid=0, bpid=0, depth=20))
             self.record_injection(
                 rule, qm, "queue", name, k, "dynamic reply queue from a SYSTEM-class model lands on page set 0 / pool 0"
             )
@@ -407,8 +409,8 @@ class _Planner:
         # Queue rules
         min_cap = 10 if rule == "Q03" else 1  # three rises of at least 3 messages stay inside the pool budget
 
-        def shorts(qm, Q):
-            return self.busy(qm, Q) & (Q.bpid == qm.pool_of_role(ROLE_SHORT)) & (Q.depth_cap >= min_cap)
+        def shorts(qm, queues):
+            return self.busy(qm, queues) & (queues.bpid == qm.pool_of_role(ROLE_SHORT)) & (queues.depth_cap >= min_cap)
 
         quiet = 2  # intervals before k without checkpoints (Q04: the checkpoint at k is the first in a while)
         if rule == "Q04" and target.interval is None:
@@ -425,36 +427,36 @@ class _Planner:
         if rule == "Q03":
             run = run_length(rule)
             for kk in range(k - run + 1, k + 1):
-                fx.rise.add((kk, m, q))
+                effects.rise.add((kk, m, q))
             if k - run >= 0:
-                fx.no_rise.add((k - run, m, q))
+                effects.no_rise.add((k - run, m, q))
             how = (
                 f"consumer falling behind: depth rises for {NUMBER_WORDS.get(run, run)} intervals with puts above gets"
             )
         elif rule == "Q04":
             held = rule_window(rule)[0]  # Q04's threshold in checkpoint intervals: held half an interval longer
-            put_time = self.start(k - held) + self.T * US // 2
+            put_time = self.start(k - held) + self.seconds * US_PER_S // 2
             for kk in range(k - held, k + 1):
-                fx.hold[(kk, m, q)] = put_time
+                effects.hold[(kk, m, q)] = put_time
                 if kk > k - held:
-                    fx.no_rise.add((kk, m, q))
+                    effects.no_rise.add((kk, m, q))
             # Exactly one checkpoint, at k: none in the intervals before it that LOG03 looks at too.
             for kk in range(max(0, k - quiet), k):
-                fx.checkpoint_max[(kk, m)] = 0
-            fx.checkpoint[(k, m)] = 1
+                effects.checkpoint_max[(kk, m)] = 0
+            effects.checkpoint[(k, m)] = 1
             how = (
                 f"a message nobody gets stays on a short-lived queue for {held + 0.5:g} intervals, across a checkpoint"
             )
         elif rule == "Q07":
-            fx.expire[(k, m, q)] = 25
+            effects.expire[(k, m, q)] = 25
             how = "25 messages expired on the queue (queue-manager expiry scan assumed off: EXPRYINT 0)"
         else:  # Q10
             run = run_length(rule)
             for kk in range(k - run + 1, k + 1):
-                fx.uncommitted.add((kk, m, q))
+                effects.uncommitted.add((kk, m, q))
             for kk in (k - run, k + 1):
-                if 0 <= kk < self.K:
-                    fx.no_uncommitted.add((kk, m, q))
+                if 0 <= kk < self.interval_count:
+                    effects.no_uncommitted.add((kk, m, q))
             how = f"a unit of work stays uncommitted across {NUMBER_WORDS.get(run, run)} collections"
         self.record_injection(rule, qm, "queue", qname, k, how)
 
@@ -469,7 +471,7 @@ class _Planner:
         rec = dict(check=check)
         if check in ("interval_gap", "interval_overlap", "duplicate_record"):
             lo = 1 if check != "duplicate_record" else 0
-            hi = self.K - 2 if check == "interval_gap" else self.K - 1
+            hi = self.interval_count - 2 if check == "interval_gap" else self.interval_count - 1
             if target.interval is not None:
                 ks = [target.interval]
                 if not lo <= target.interval <= hi:
@@ -477,7 +479,7 @@ class _Planner:
             else:
                 ks = list(range(lo, hi + 1))
             if not ks:
-                raise PlanError(f"{target}: needs more intervals (scenario has {self.K})")
+                raise PlanError(f"{target}: needs more intervals (scenario has {self.interval_count})")
             cands = [([("qi", qm.index, k)], (qm, k)) for qm in qms for k in ks]
             qm, k = self.place(target, cands, "queue manager interval")
             if check == "interval_gap":
@@ -487,10 +489,10 @@ class _Planner:
                     "the previous interval's end and the next interval's start"
                 )
             elif check == "interval_overlap":
-                shift = -min(300, self.T // 4) * US
+                shift = -min(300, self.seconds // 4) * US_PER_S
                 self.out.record_hooks[(k, qm.name)] = {"start_shift_us": shift}
                 rec.update(
-                    relation=f"interval starts {-shift // US} s before the previous interval ends",
+                    relation=f"interval starts {-shift // US_PER_S} s before the previous interval ends",
                     written_interval_start=iso(self.start(k) + shift),
                 )
             else:
@@ -508,10 +510,10 @@ class _Planner:
             qm, pool, k = self.place(target, cands, "buffer pool")
             i = qm.pool_index(pool)
 
-            def fn(qi, i=i, rec=rec):
-                cols = qi.structures["QPST"]
-                cols["QPSTCBSL"][i] = cols["QPSTNBUF"][i] + 100
-                rec["fields"] = {"QPSTCBSL": int(cols["QPSTCBSL"][i]), "QPSTNBUF": int(cols["QPSTNBUF"][i])}
+            def fn(qmgr_interval, i=i, rec=rec):
+                columns = qmgr_interval.structures["QPST"]
+                columns["QPSTCBSL"][i] = columns["QPSTNBUF"][i] + 100
+                rec["fields"] = {"QPSTCBSL": int(columns["QPSTCBSL"][i]), "QPSTNBUF": int(columns["QPSTNBUF"][i])}
 
             rec.update(
                 structure="QPST",
@@ -527,10 +529,10 @@ class _Planner:
             qm, ps, k = self.place(target, cands, "page set")
             i = list(qm.pagesets).index(ps)
 
-            def fn(qi, i=i, rec=rec):
-                cols = qi.structures["QIS1"]
-                cols["QIS1UNPG"][i] = cols["QIS1TOPG"][i] + 1
-                rec["fields"] = {"QIS1UNPG": int(cols["QIS1UNPG"][i]), "QIS1TOPG": int(cols["QIS1TOPG"][i])}
+            def fn(qmgr_interval, i=i, rec=rec):
+                columns = qmgr_interval.structures["QIS1"]
+                columns["QIS1UNPG"][i] = columns["QIS1TOPG"][i] + 1
+                rec["fields"] = {"QIS1UNPG": int(columns["QIS1UNPG"][i]), "QIS1TOPG": int(columns["QIS1TOPG"][i])}
 
             rec.update(
                 structure="QIS1",
@@ -541,8 +543,8 @@ class _Planner:
             )
         else:
 
-            def shared_queues(qm, Q):
-                return Q.is_shared
+            def shared_queues(qm, queues):
+                return queues.is_shared
 
             pred = shared_queues if check in SHARED_QUEUE_CHECKS else self.busy
             cands = self.queue_candidates(target, qms, ks, 0, 0, pred)
@@ -557,11 +559,11 @@ class _Planner:
 
     # -- partial records (valid data) -------------------------------------------------------------
     def partials(self) -> None:
-        if not self.cfg.partial_records or len(self.topo.qmgrs) < 2:
+        if not self.config.partial_records or len(self.topology.qmgrs) < 2:
             return
-        names = self.topo.structure_names
-        app = [i for i, n in enumerate(names) if n.startswith("APPL") and (self.topo.shared_structure == i).any()]
-        ks = [k for k in range(self.K) if k >= 1] or list(range(self.K))
+        names = self.topology.structure_names
+        app = [i for i, n in enumerate(names) if n.startswith("APPL") and (self.topology.shared_structure == i).any()]
+        ks = [k for k in range(self.interval_count) if k >= 1] or list(range(self.interval_count))
         if app:
             cands = [
                 (
@@ -569,7 +571,7 @@ class _Planner:
                     + [("queue", qm.index, int(q), k) for q in np.nonzero(qm.queues.structure == s)[0]],
                     (qm, s, k),
                 )
-                for qm in self.topo.qmgrs
+                for qm in self.topology.qmgrs
                 for s in app
                 for k in ks
             ]
@@ -578,7 +580,7 @@ class _Planner:
             except PlanError:
                 pass
             else:
-                self.fx.partial_shared.add((k, qm.index, s))
+                self.effects.partial_shared.add((k, qm.index, s))
                 queues = [str(x) for x in qm.queues.name[qm.queues.structure == s]]
                 self.out.partials.append(
                     dict(
@@ -591,12 +593,14 @@ class _Planner:
                         reason="CF structure not accessible at collection: shared queues' depth and age 0, QQSTUNCM off",
                     )
                 )
-        cands = self.queue_candidates(Target("partial"), self.topo.qmgrs, ks, 0, 0, lambda qm, Q: self.busy(qm, Q))
+        cands = self.queue_candidates(
+            Target("partial"), self.topology.qmgrs, ks, 0, 0, lambda qm, queues: self.busy(qm, queues)
+        )
         try:
             qm, q, k = self.place(Target("partial"), cands, "queue")
         except PlanError:
             return
-        self.fx.partial_private.add((k, qm.index, q))
+        self.effects.partial_private.add((k, qm.index, q))
         self.out.partials.append(
             dict(
                 qmgr=qm.name,
@@ -616,72 +620,72 @@ SHARED_QUEUE_CHECKS = ("partial_nonzero_depth", "partial_nonzero_age", "cf_struc
 def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], None]:
     """A mutation of one queue's QQST values that breaks the named invariant."""
 
-    def fn(qi: QmgrInterval) -> None:
-        c = qi.structures["QQST"]
+    def fn(qmgr_interval: QmgrInterval) -> None:
+        qqst = qmgr_interval.structures["QQST"]
         before = {}
 
         def put(name, value):
-            before[name] = _plain(c[name][q])
-            c[name][q] = value
+            before[name] = _plain(qqst[name][q])
+            qqst[name][q] = value
 
         if check == "nmag_gt_flgt":
-            put("QQSTNMAG", int(c["QQSTFLGT"][q]) + 5)
+            put("QQSTNMAG", int(qqst["QQSTFLGT"][q]) + 5)
             rec["relation"] = "QQSTNMAG > QQSTFLGT (NMAG is a subset of FLGT)"
         elif check == "tmfg_gt_flgt":
-            put("QQSTTMFG", int(c["QQSTFLGT"][q]) + 3)
+            put("QQSTTMFG", int(qqst["QQSTFLGT"][q]) + 3)
             rec["relation"] = "QQSTTMFG > QQSTFLGT (TMFG is a subset of FLGT)"
         elif check == "partial_nonzero_depth":
             put("QQSTPART", True)
-            put("QQSTDPTH", max(17, int(c["QQSTDPTH"][q])))
+            put("QQSTDPTH", max(17, int(qqst["QQSTDPTH"][q])))
             put("QQSTMAGE", 0)
             rec["relation"] = "shared queue partial record (QQSTPART) with QQSTDPTH <> 0"
         elif check == "partial_nonzero_age":
             put("QQSTPART", True)
-            put("QQSTMAGE", max(42, int(c["QQSTMAGE"][q])))
+            put("QQSTMAGE", max(42, int(qqst["QQSTMAGE"][q])))
             put("QQSTDPTH", 0)
             rec["relation"] = "shared queue partial record (QQSTPART) with QQSTMAGE <> 0"
         elif check == "puts_split":
-            put("QQSTPUTS", int(c["QQSTNPPT"][q]) + int(c["QQSTPPT"][q]) + 7)
+            put("QQSTPUTS", int(qqst["QQSTNPPT"][q]) + int(qqst["QQSTPPT"][q]) + 7)
             rec["relation"] = "QQSTPUTS <> QQSTNPPT + QQSTPPT"
         elif check == "put1_split":
-            put("QQSTPUT1", int(c["QQSTNPP1"][q]) + int(c["QQSTPP1"][q]) + 4)
+            put("QQSTPUT1", int(qqst["QQSTNPP1"][q]) + int(qqst["QQSTPP1"][q]) + 4)
             rec["relation"] = "QQSTPUT1 <> QQSTNPP1 + QQSTPP1"
         elif check == "gets_split":
-            put("QQSTGETS", int(c["QQSTNPDG"][q]) + int(c["QQSTPDG"][q]) + 9)
+            put("QQSTGETS", int(qqst["QQSTNPDG"][q]) + int(qqst["QQSTPDG"][q]) + 9)
             rec["relation"] = "QQSTGETS <> QQSTNPDG + QQSTPDG"
         elif check == "put_bytes_split":
             # A part grows, not the total: the bytes put stay within the message sizes.
-            put("QQSTNPPB", int(c["QQSTNPPB"][q]) + 1000)
+            put("QQSTNPPB", int(qqst["QQSTNPPB"][q]) + 1000)
             rec["relation"] = "QQSTPUTB <> QQSTNPPB + QQSTPPB"
         elif check == "dplo_gt_dphi":
-            put("QQSTDPLO", int(c["QQSTDPHI"][q]) + 3)
+            put("QQSTDPLO", int(qqst["QQSTDPHI"][q]) + 3)
             rec["relation"] = "QQSTDPLO > QQSTDPHI"
         elif check == "depth_outside_watermarks":
-            put("QQSTDPTH", int(c["QQSTDPHI"][q]) + 5)
+            put("QQSTDPTH", int(qqst["QQSTDPHI"][q]) + 5)
             rec["relation"] = "QQSTDPTH > QQSTDPHI on a complete record"
         elif check == "msg_size_order":
-            lo, hi = int(c["QQSTMSMI"][q]), int(c["QQSTMSMA"][q])
+            lo, hi = int(qqst["QQSTMSMI"][q]), int(qqst["QQSTMSMA"][q])
             put("QQSTMSMI", hi + 1)
             put("QQSTMSMA", max(0, lo - 1) if lo > 0 else 0)
             rec["relation"] = "QQSTMSMI > QQSTMSMA"
         elif check == "get_failures_gt_flgt":
-            flgt = max(2, int(c["QQSTFLGT"][q]))
+            flgt = max(2, int(qqst["QQSTFLGT"][q]))
             put("QQSTFLGT", flgt)
             put("QQSTNMAG", flgt - 1)
             put("QQSTTMFG", 2)
             rec["relation"] = "QQSTNMAG + QQSTTMFG > QQSTFLGT (each alone within it)"
         elif check == "browse_failures_gt_flbr":
-            put("QQSTNMAB", int(c["QQSTFLBR"][q]))
+            put("QQSTNMAB", int(qqst["QQSTFLBR"][q]))
             put("QQSTTMFB", 1)
             rec["relation"] = "QQSTNMAB + QQSTTMFB > QQSTFLBR"
         elif check == "handles_outside_watermarks":
-            put("QQSTIPCT", int(c["QQSTIPHI"][q]) + 2)
+            put("QQSTIPCT", int(qqst["QQSTIPHI"][q]) + 2)
             rec["relation"] = "QQSTIPCT > QQSTIPHI"
         elif check == "put_bytes_above_max_size":
-            msgs = int(c["QQSTPUTS"][q]) + int(c["QQSTPUT1"][q])
-            extra = int(c["QQSTMSMA"][q]) * msgs - int(c["QQSTPUTB"][q]) - int(c["QQSTPT1B"][q]) + 1000
-            put("QQSTPUTB", int(c["QQSTPUTB"][q]) + extra)
-            put("QQSTNPPB", int(c["QQSTNPPB"][q]) + extra)
+            msgs = int(qqst["QQSTPUTS"][q]) + int(qqst["QQSTPUT1"][q])
+            extra = int(qqst["QQSTMSMA"][q]) * msgs - int(qqst["QQSTPUTB"][q]) - int(qqst["QQSTPT1B"][q]) + 1000
+            put("QQSTPUTB", int(qqst["QQSTPUTB"][q]) + extra)
+            put("QQSTNPPB", int(qqst["QQSTNPPB"][q]) + extra)
             rec["relation"] = "QQSTPUTB + QQSTPT1B > QQSTMSMA x (QQSTPUTS + QQSTPUT1)"
         elif check in ("put_bytes_without_puts", "get_bytes_without_gets", "browse_bytes_without_browses"):
             counts, amount, part = {
@@ -695,12 +699,12 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
             }[check]
             for name in counts:
                 put(name, 0)
-            if int(c[amount][q]) == 0:  # keep the bytes' own split whole
+            if int(qqst[amount][q]) == 0:  # keep the bytes' own split whole
                 put(amount, 100)
-                put(part, int(c[part][q]) + 100)
+                put(part, int(qqst[part][q]) + 100)
             rec["relation"] = f"{amount} > 0 with {counts[0]} = 0"
         elif check == "last_put_after_record":
-            put("QQSTLPUT", int(c["QQSTLPUT"][q]) + 2 * 86_400 * 1_000_000)
+            put("QQSTLPUT", int(qqst["QQSTLPUT"][q]) + 2 * 86_400 * US_PER_S)
             rec["relation"] = "QQSTLPUT two days after the record time"
         elif check == "negative_depth":
             put("QQSTDPTH", -5)
@@ -711,12 +715,12 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
         elif check == "partial_private_depth_above_high":
             put("QQSTPART", True)
             put("QQSTMAGE", 0)
-            put("QQSTDPTH", int(c["QQSTDPHI"][q]) + 5)
+            put("QQSTDPTH", int(qqst["QQSTDPHI"][q]) + 5)
             rec["relation"] = "private queue partial record (QQSTPART, age zeroed) with QQSTDPTH > QQSTDPHI"
         else:
             raise PlanError(f"no such check {check!r}")
         rec["fields_before"] = before
-        rec["fields"] = {name: _plain(c[name][q]) for name in before}
+        rec["fields"] = {name: _plain(qqst[name][q]) for name in before}
 
     return fn
 
@@ -731,14 +735,14 @@ def _plain(value):
 
 
 def plan(scenario, rng: np.random.Generator) -> Planned:
-    p = _Planner(scenario, rng)
-    for t in scenario.config.inject:
-        p.inject(t)
-    for t in scenario.config.violate:
-        p.violate(t)
-    p.partials()
-    p.out.assumptions = rule_assumptions(scenario)
-    return p.out
+    planner = _Planner(scenario, rng)
+    for target in scenario.config.inject:
+        planner.inject(target)
+    for target in scenario.config.violate:
+        planner.violate(target)
+    planner.partials()
+    planner.out.assumptions = rule_assumptions(scenario)
+    return planner.out
 
 
 def rule_assumptions(scenario) -> dict:

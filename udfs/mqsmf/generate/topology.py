@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import VERSIONS, QmgrPlan, ScenarioConfig
+from .config import US_PER_S, VERSIONS, QmgrPlan, ScenarioConfig
 
 # UTC offsets (minutes) given to the LPARs in turn: local and UTC times differ visibly.
 LPAR_UTC_OFFSETS = (-300, 60, 0, 330, -240, 600)
@@ -122,9 +122,6 @@ class Queues:
     @property
     def is_shared(self) -> np.ndarray:
         return self.shared_index >= 0
-
-
-US_PER_S = 1_000_000
 
 
 @dataclass(frozen=True)

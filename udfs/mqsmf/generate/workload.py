@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .config import US_PER_S
 from .families.buffer_pools import buffer_pool_statistics, page_set_statistics
 from .families.channel_initiator import channel_initiator_statistics
 from .families.coupling_facility import coupling_facility_statistics
 from .families.log import log_statistics
 from .families.managers import manager_statistics
 from .families.queues import queue_statistics, queue_traffic, shared_queue_traffic, with_dynamic_queues
-from .topology import US_PER_S, QueueManager, Topology
+from .topology import QueueManager, Topology
 
 
 @dataclass
@@ -134,13 +135,13 @@ class Simulation:
     Each structure family computes its fields in its module (``families``); this class holds
     the state they carry between intervals and calls them in order."""
 
-    def __init__(self, topo: Topology, effects: Effects, seed: int) -> None:
-        self.topo = topo
+    def __init__(self, topology: Topology, effects: Effects, seed: int) -> None:
+        self.topology = topology
         self.effects = effects
         self.seed = seed
         self.state = []
         rng = np.random.default_rng([seed, 7919])
-        for qm in topo.qmgrs:
+        for qm in topology.qmgrs:
             queues = qm.queues
             count = len(queues)
             self.state.append(
@@ -160,7 +161,7 @@ class Simulation:
                     expansions=rng.integers(0, 3, len(qm.pagesets)),
                 )
             )
-        shared_count = len(topo.shared_names)
+        shared_count = len(topology.shared_names)
         self.shared_depth = np.zeros(shared_count, np.int64)
         self.shared_rise_streak = np.zeros(shared_count, np.int64)
         self.next_k = 0
@@ -182,7 +183,7 @@ class Simulation:
         if k != self.next_k:
             raise RuntimeError(f"intervals must be simulated in order (expected {self.next_k}, got {k})")
         self.next_k += 1
-        active = [qm for qm in self.topo.qmgrs if k < len(qm.intervals)]
+        active = [qm for qm in self.topology.qmgrs if k < len(qm.intervals)]
         # Step 1: puts per queue (every queue manager), private queues' gets and depth.
         traffic = [
             queue_traffic(
@@ -198,7 +199,7 @@ class Simulation:
         ]
         # Step 2: shared queues: the group's depth, its gets shared out over the queue managers.
         shared_now = None
-        if len(self.topo.shared_names):
+        if len(self.topology.shared_names):
             shared_now = shared_queue_traffic(
                 k,
                 active,
@@ -224,7 +225,7 @@ class Simulation:
         rng = traffic["rng"]
         dynamic_queues = self.effects.dynamic.get((k, qm.index), [])
         queue_columns, gets, browses = queue_statistics(
-            k, qm, traffic, shared_now, start, end, seconds, state.queues, self.effects, self.topo.structure_names
+            k, qm, traffic, shared_now, start, end, seconds, state.queues, self.effects, self.topology.structure_names
         )
         qqst = with_dynamic_queues(queue_columns, dynamic_queues, rng, end)
         structures = {"QQST": qqst}
@@ -236,7 +237,7 @@ class Simulation:
         structures["QIS1"] = page_set_statistics(k, qm, queue_columns, pools, checkpoints, rng, state, self.effects)
         managers = manager_statistics(qqst, pools["read"], dynamic_queues, rng, seconds)
         coupling_facility = coupling_facility_statistics(
-            k, qm, queue_columns, rng, self.topo.structures, len(self.topo.qmgrs), self.effects
+            k, qm, queue_columns, rng, self.topology.structures, len(self.topology.qmgrs), self.effects
         )
         if qm.qsg is None:  # outside a QSG: no coupling facility, no Db2 (the triplets are empty)
             managers["Q5ST"] = {key: values[:0] for key, values in managers["Q5ST"].items()}

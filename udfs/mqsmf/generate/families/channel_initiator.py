@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..topology import US_PER_S, QueueManager
+from ..config import US_PER_S
+from ..topology import QueueManager
 
 
 def channel_initiator_statistics(

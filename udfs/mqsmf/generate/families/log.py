@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..topology import US_PER_S, QueueManager
+from ..config import US_PER_S
+from ..topology import QueueManager
 
 if TYPE_CHECKING:
     from ..workload import Effects, QmgrState
