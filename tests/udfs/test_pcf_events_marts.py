@@ -16,6 +16,7 @@ import pytest
 from mqsmf.generate import ScenarioConfig, plan_scenario, write_scenario
 from mqsmf.generate.events import write_events
 from mqsmf.pcf import read_dump
+from mqsmf.quality.gate import run_gate
 
 pytestmark = pytest.mark.spark
 
@@ -25,6 +26,7 @@ MARTS = f"{TARGET_SCHEMA}_marts"
 STAGING = f"{TARGET_SCHEMA}_staging"
 DAY = dict(seed=11, qmgrs=3, queues=12, intervals=12, versions=("9.3.3", "9.4.0", "10.0.0"))
 GATE_TEST = "assert_shared_queue_event_groups_have_one_message_per_member"
+EVENT_CHECKS = ("event_group_one_message_per_member", "event_group_one_queue", "event_group_one_event")
 SELECT = [
     "+fct_queue_depth_events",
     "+fct_shared_queue_event_groups",
@@ -173,3 +175,15 @@ def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day)
     assert [(r.correl_id, r.message_count, r.answering_qmgr_count) for r in rows] == [
         (group["correl_id"], len(group["answered"]) + 1, len(group["answered"]))
     ]
+    # The data-quality gate finds the same group from the raw messages, by its own count.
+    gate = run_gate(spark, "raw", schemas={"raw": RAW}, quality_schema=f"{RAW}_quality", docs_dir=None,
+                    checks=EVENT_CHECKS, keys=True)  # fmt: skip
+    outcomes = {o.check.name: o for o in gate.outcomes}
+    assert {name: o.violations for name, o in outcomes.items()} == {
+        "event_group_one_message_per_member": 1, "event_group_one_queue": 0, "event_group_one_event": 0,
+    }  # fmt: skip
+    (sample,) = outcomes["event_group_one_message_per_member"].samples
+    assert sample["object_name"] == f"{group['queue']} CorrelId {group['correl_id']}"
+    assert json.loads(sample["values"]) == {
+        "dq_messages": len(group["answered"]) + 1, "dq_answering_qmgrs": len(group["answered"]),
+    }  # fmt: skip

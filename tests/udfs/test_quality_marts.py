@@ -49,8 +49,12 @@ def _write_raw(spark, path: str, folder) -> None:
     tables, report = read_file(path)
     assert not report.quarantine
     loaded_at = datetime(2025, 6, 3, tzinfo=UTC)
-    load = {"load_id": "dq-marts-test", "loaded_at": loaded_at, "source_sha256": report.sha256,
-            "load_date": loaded_at.date()}
+    load = {
+        "load_id": "dq-marts-test",
+        "loaded_at": loaded_at,
+        "source_sha256": report.sha256,
+        "load_date": loaded_at.date(),
+    }
     audit = [
         {**load, "source_file": path, "file_size": report.size, "framing": report.framing, "smf_type": typ,
          "smf_subtype": sub, "records_read": report.read[typ, sub], "records_decoded": n,

@@ -23,7 +23,8 @@ from typing import Any
 
 from ..decode import MAX_INTERVAL_US
 from ..layouts import Layout, column_name, layout, layouts
-from ..warehouse import ident, literal
+from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
+from ..warehouse import ident, literal, raw_table
 from .rules import (
     AtMost,
     Between,
@@ -243,6 +244,24 @@ def _shared_structures_sql(tables: Mapping[str, str], spark=None) -> str | None:
     )
 
 
+def _event_groups_sql(tables: Mapping[str, str], spark=None) -> str | None:
+    """The shared-queue depth event messages of one CorrelId, counted straight from the raw event
+    messages (the marts' fct_shared_queue_event_groups counts the same groups its own way). A
+    CorrelId of zeros is MQCI_NONE: private-queue events, which form no group."""
+    table = raw_table(EVENT_STRUCTURE)
+    if table not in tables:
+        return None
+    return (
+        "SELECT correl_id, count(*) AS dq_messages, count(DISTINCT event_qmgr_name) AS dq_answering_qmgrs, "
+        "count(DISTINCT queue_name) AS dq_queues, count(DISTINCT reason) AS dq_events, "
+        "min_by(event_qmgr_name, struct(put_at, event_qmgr_name)) AS qmgr, "
+        "min_by(source_file, struct(put_at, event_qmgr_name)) AS source_file, "
+        "min_by(record_offset, struct(put_at, event_qmgr_name)) AS record_offset, "
+        "min(queue_name) AS queue_name, min(put_at) AS first_put_at, max(put_at) AS last_put_at "
+        f"FROM {tables[table]} WHERE correl_id IS NOT NULL AND correl_id <> repeat('0', 48) GROUP BY correl_id"
+    )
+
+
 def _single(table: str) -> Callable[[Mapping[str, str], Any], str | None]:
     def build(tables: Mapping[str, str], spark=None) -> str | None:
         return f"SELECT * FROM {tables[table]}" if table in tables else None
@@ -364,6 +383,18 @@ def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typ
 def _raw_frames() -> list[Frame]:
     statistics = tuple(table_of(lay.name) for lay in _statistics_structures())
     return [
+        Frame(
+            "event_groups",
+            RAW,
+            (raw_table(EVENT_STRUCTURE),),
+            _event_groups_sql,
+            "Shared-queue depth event messages (PCF, SYSTEM.ADMIN.PERFM.EVENT) grouped by CorrelId.",
+            table_name=literal(raw_table(EVENT_STRUCTURE)),
+            qsg_name="CAST(NULL AS STRING)",
+            object_name="concat(queue_name, ' CorrelId ', correl_id)",
+            interval_start_at="first_put_at",
+            interval_end_at="last_put_at",
+        ),
         Frame(
             "records",
             RAW,
@@ -980,10 +1011,47 @@ def _structure_checks(tolerance: float) -> list[Check]:
     ]
 
 
+def _event_checks() -> list[Check]:
+    source = (
+        "IBM MQ 'Queue depth events on shared queues': the coordinating queue manager and every other "
+        "active member with PERFMEV(ENABLED) each put one event message with the same CorrelId"
+    )
+    return [
+        Check(
+            "event_group_one_message_per_member",
+            "event_groups",
+            EqualColumns("dq_messages", "dq_answering_qmgrs"),
+            source=source,
+            description="A shared-queue event group holds exactly one message per answering queue manager "
+            "(a second message of one member is a duplicate put or a reloaded copy under a new MsgId).",
+        ),
+        Check(
+            "event_group_one_queue",
+            "event_groups",
+            InSet("dq_queues", (1,)),
+            source=source,
+            description="Every message of an event group names the same queue.",
+        ),
+        Check(
+            "event_group_one_event",
+            "event_groups",
+            InSet("dq_events", (1,)),
+            source=source,
+            description="Every message of an event group reports the same event (Queue Depth High, Low or Full).",
+        ),
+    ]
+
+
 def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS) -> Catalogue:
     """Every frame and check of both stages."""
     frames = {f.name: f for f in [*_raw_frames(), *_marts_frames()]}
-    checks = [*_structure_checks(interval_tolerance), *_qqst_checks(), *_other_checks(), *_marts_checks()]
+    checks = [
+        *_structure_checks(interval_tolerance),
+        *_qqst_checks(),
+        *_other_checks(),
+        *_event_checks(),
+        *_marts_checks(),
+    ]
     names = [c.name for c in checks]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
