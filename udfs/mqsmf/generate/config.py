@@ -28,7 +28,7 @@ def iso(us: int) -> str:
     return datetime.fromtimestamp(us / US_PER_S, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
-# Rules of ../shared/docs/mp16-rules.md that --inject can drive a workload into.
+# MP16 rules (seeds/mp16_rules.csv) that --inject can drive a workload into.
 SUPPORTED_RULES = (
     "BP01",
     "BP02",

@@ -13,7 +13,7 @@ from .config import US_PER_S, VERSIONS, QmgrPlan, ScenarioConfig
 # UTC offsets (minutes) given to the LPARs in turn: local and UTC times differ visibly.
 LPAR_UTC_OFFSETS = (-300, 60, 0, 330, -240, 600)
 
-# Buffer pool roles (mp16-rules.md 0.3) with MP16's production starting sizes in pages.
+# Buffer pool roles (MP16 "Buffer pool usage", ch. 1) with MP16's production starting sizes in pages.
 ROLE_SYS, ROLE_SHORT, ROLE_LONG, ROLE_OTHER = "SYS", "SHORT", "LONG", "OTHER"
 POOL_BUFFERS = {ROLE_SYS: 50_000, ROLE_SHORT: 50_000, ROLE_LONG: 20_000, ROLE_OTHER: 20_000}
 POOL_BASELINE = {ROLE_SYS: 0.10, ROLE_SHORT: 0.05, ROLE_LONG: 0.05, ROLE_OTHER: 0.05}  # share used by objects
@@ -80,13 +80,15 @@ NONPERSISTENT_RATE = 450.0
 
 
 def pages_per_message(size: np.ndarray) -> np.ndarray:
-    """Buffer pool / page set pages one message occupies (mp16-rules.md 2.2, pages_per_msg)."""
+    """Buffer pool / page set pages one message occupies (MP16 "Size of page sets for a given number of
+    messages", ch. 1)."""
     size = np.asarray(size, dtype=np.int64)
     return np.where(size <= 3635, 1, 1 + -(-(size - 3635) // 4048)).astype(np.int64)
 
 
 def elements_per_message(size: np.ndarray) -> np.ndarray:
-    """CF list elements one shared message takes (mp16-rules.md 2.5)."""
+    """CF list elements one shared message takes (MP16 "Increasing the maximum number of messages
+    within a structure", ch. 2)."""
     return (-(-(np.asarray(size, dtype=np.int64) + 372) // 256)).astype(np.int64)
 
 

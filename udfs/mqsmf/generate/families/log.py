@@ -13,7 +13,8 @@ from ..topology import QueueManager
 if TYPE_CHECKING:
     from ..workload import Effects, QmgrState
 
-# Log records and bytes per persistent MQ call (MP16-style averages; mp16-rules.md 2.4).
+# Log records and bytes per persistent MQ call (MP16-style averages: "How can we estimate the required
+# log data rate for a system?", ch. 1).
 LOG_RECORDS_PER_PUT, LOG_RECORDS_PER_GET = 8, 6
 LOG_BYTES_PER_PUT, LOG_BYTES_PER_GET = 1300, 500
 LOG_BASELINE_RECORDS_PER_S, LOG_BASELINE_BYTES_PER_S = 30, 20_000
