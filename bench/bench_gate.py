@@ -112,13 +112,14 @@ def main(argv=None) -> int:
     dump = None if args.warehouse else _generate(args, work)
 
     from mqsmf.quality.checks import MARTS, RAW
-    from mqsmf.quality.cli import format_result, marts_schema_default
+    from mqsmf.quality.cli import format_result
     from mqsmf.quality.gate import run_gate
     from mqsmf.spark.session import local_session
+    from mqsmf.warehouse import marts_schema
 
     spark = local_session(str(PROJECT))
     spark.sparkContext.setLogLevel("ERROR")
-    schemas = {RAW: args.raw_schema, MARTS: args.marts_schema or _marts_schema(spark, marts_schema_default())}
+    schemas = {RAW: args.raw_schema, MARTS: args.marts_schema or _marts_schema(spark, marts_schema())}
     figures: dict = {"warehouse": os.environ["MQSMF_WAREHOUSE_DIR"], "cores": args.cores, "stages": []}
     try:
         if dump is not None:

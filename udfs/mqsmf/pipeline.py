@@ -115,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
     _done(t0)
 
     t0 = _step("data-quality gate")
-    from .cli import main as cli_main
+    from .quality.cli import check, exit_status
 
     docs = project / "target" / "data_docs"  # GX wants an absolute folder
-    gate_rc = cli_main(["check", "--stage", "all", "--project-dir", str(project), "--docs", str(docs)])
+    gate_rc = exit_status(lambda: check(spark, docs=str(docs)))  # as `mqsmf check --stage all` does
     _done(t0)
 
     # -- report (mqsmf.report): the analyst's static HTML page of the marts
@@ -173,16 +173,12 @@ def dbt_build(project: Path, dbt_vars: dict | None = None) -> bool:
     return bool(result.success)
 
 
-def _marts_schema(spark) -> str | None:
-    names = [r[0] for r in spark.sql("SHOW DATABASES").collect()]
-    marts = [n for n in names if n.endswith("marts")]
-    return marts[0] if marts else None
-
-
 def mart_summary(spark) -> dict:
     """Rows per mart and the top advisories (worst severity first, then most intervals)."""
-    schema = _marts_schema(spark)
-    if schema is None:
+    from .warehouse import marts_schema
+
+    schema = marts_schema()  # the dbt target's, as the gate and the report take it
+    if not spark.catalog.databaseExists(schema):
         return {"marts_schema": None, "mart_rows": {}, "top_advisories": []}
     tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
     rows = {t: spark.table(f"{schema}.{t}").count() for t in tables}

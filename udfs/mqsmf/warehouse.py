@@ -143,6 +143,11 @@ def structure_tables() -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 
+def marts_schema() -> str:
+    """The schema of the dbt marts, as the profiles' targets name it: <MQSMF_SCHEMA or mqsmf>_marts."""
+    return f"{os.environ.get('MQSMF_SCHEMA', DEFAULT_DBT_SCHEMA)}_marts"
+
+
 def ident(name: str) -> str:
     """A name (column, table, schema) in Spark SQL: backquoted, backquotes doubled."""
     return "`" + str(name).replace("`", "``") + "`"

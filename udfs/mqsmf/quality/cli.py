@@ -18,16 +18,15 @@ import json
 import os
 import sys
 import textwrap
+from collections.abc import Callable, Mapping
 
-from ..warehouse import DEFAULT_DBT_SCHEMA, RAW_SCHEMA
+from ..warehouse import QUALITY_SCHEMA, RAW_SCHEMA, marts_schema
 from .checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, ERROR, MARTS, RAW, SEVERITIES, STAGES, WARN
 
 ALL = "all"
 
 
 def add_subcommand(subparsers) -> None:
-    from .gate import QUALITY_SCHEMA
-
     p = subparsers.add_parser(
         "check",
         help="run the data-quality gate (GX suites) on the raw tables and/or the marts",
@@ -187,12 +186,6 @@ def _table(outcome) -> str:
     return ",".join(sorted(tables)) if tables else outcome.check.frame
 
 
-def marts_schema_default() -> str:
-    import os
-
-    return f"{os.environ.get('MQSMF_SCHEMA', DEFAULT_DBT_SCHEMA)}_marts"
-
-
 class CheckError(Exception):
     """The gate cannot run: the message is the one line ``mqsmf check`` prints (exit 2)."""
 
@@ -201,14 +194,20 @@ def run(args: argparse.Namespace) -> int:
     if args.list:
         list_catalogue()
         return 0
+    return exit_status(lambda: _run(args), getattr(args, "verbose", False))
+
+
+def exit_status(gate: Callable[[], int], verbose: bool = False) -> int:
+    """``gate()``'s exit status, or 2 with one line on stderr when the gate cannot run (the exit
+    contract: never a traceback, unless ``verbose``, when mqsmf's main prints it)."""
     try:
-        return _run(args)
+        return gate()
     except CheckError as e:
         print(f"mqsmf check: {e}", file=sys.stderr)
         return 2
-    except Exception as e:  # the exit contract: 2 and one line, never a traceback
-        if getattr(args, "verbose", False):
-            raise  # mqsmf's main prints the traceback
+    except Exception as e:
+        if verbose:
+            raise
         print(f"mqsmf check: {_one_line(e)} (--verbose shows the traceback)", file=sys.stderr)
         return 2
 
@@ -232,7 +231,7 @@ def _out_path(path: str | None) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .verdict import BaselineError, as_json, decide, junit_xml, markdown, read_baseline, write_baseline
+    from .verdict import BaselineError, read_baseline
 
     try:
         severities = _severities(args.severity)
@@ -259,53 +258,103 @@ def _run(args: argparse.Namespace) -> int:
 
     _require_warehouse(project)
     from ..spark.session import local_session
-    from .gate import GateError, Scope, changed_scope, run_gate
 
-    # JSON on stdout is for scripts: the readable report goes to stderr then.
-    report = sys.stderr if outputs["json"] == "-" else sys.stdout
-    stages = STAGES if args.stage == ALL else (args.stage,)
-    schemas = {RAW: args.raw_schema or RAW_SCHEMA, MARTS: args.marts_schema or marts_schema_default()}
     try:
         spark = local_session(project)
     except Exception as e:
         raise CheckError(f"cannot start Spark: {_one_line(e)}") from None
+    return check(
+        spark,
+        args.stage,
+        schemas={RAW: args.raw_schema or RAW_SCHEMA, MARTS: args.marts_schema or marts_schema()},
+        quality_schema=args.quality_schema,
+        docs=docs,
+        checks=args.check,
+        severities=severities,
+        interval_tolerance=args.interval_tolerance,
+        write=not args.no_write,
+        fail_on=fail_on,
+        sample_rows=args.rows,
+        check_all=args.check_all,
+        baseline=baseline,
+        baseline_path=os.path.abspath(args.baseline) if args.baseline else None,
+        outputs=outputs,
+    )
+
+
+def check(
+    spark,
+    stage: str = ALL,
+    *,
+    schemas: Mapping[str, str] | None = None,
+    quality_schema: str = QUALITY_SCHEMA,
+    docs: str | None = None,
+    checks: list[str] | None = None,
+    severities: Mapping[str, str] | None = None,
+    interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS,
+    write: bool = True,
+    fail_on: str = ERROR,
+    sample_rows: int = 10,
+    check_all: bool = False,
+    baseline=None,
+    baseline_path: str | None = None,
+    outputs: Mapping[str, str | None] | None = None,
+) -> int:
+    """Run the gate (``run_gate`` per stage) on an open session, print each stage's report and the
+    verdict, write the requested outputs, and return the exit status of ``mqsmf check``. Raises
+    CheckError when the gate cannot run (see :func:`exit_status`). The defaults are the command's:
+    the stages' default schemas (the raw tables, the dbt target's marts), only what changed since
+    the stage's last gate run."""
+    from .gate import GateError, Scope, changed_scope, run_gate
+    from .verdict import as_json, decide, junit_xml, markdown, write_baseline
+
+    schemas = dict(schemas or {RAW: RAW_SCHEMA, MARTS: marts_schema()})
+    severities = dict(severities or {})
+    outputs = {k: None for k in ("json", "junit", "markdown", "write_baseline")} | dict(outputs or {})
+    # JSON on stdout is for scripts: the readable report goes to stderr then.
+    report = sys.stderr if outputs["json"] == "-" else sys.stdout
+    stages = STAGES if stage == ALL else (stage,)
     results = []
-    for stage in stages:
-        only = _stage_checks(args.check, stage)
+    for stage_name in stages:
+        only = _stage_checks(checks, stage_name)
         if only == []:
             continue  # --check named no check of this stage
         try:
-            scope = Scope() if args.check_all else changed_scope(spark, stage, schemas[RAW], args.quality_schema)
+            scope = Scope() if check_all else changed_scope(spark, stage_name, schemas[RAW], quality_schema)
             result = run_gate(
                 spark,
-                stage,
+                stage_name,
                 schemas=schemas,
-                quality_schema=args.quality_schema,
+                quality_schema=quality_schema,
                 docs_dir=docs,
                 checks=only,
-                severities={k: v for k, v in severities.items() if _in_stage(k, stage)},
-                interval_tolerance=args.interval_tolerance,
-                write=not args.no_write,
+                severities={k: v for k, v in severities.items() if _in_stage(k, stage_name)},
+                interval_tolerance=interval_tolerance,
+                write=write,
                 strict=fail_on == WARN,
-                sample_rows=args.rows,
+                sample_rows=sample_rows,
                 keys=bool(baseline is not None or outputs["write_baseline"]),
                 scope=scope,
             )
         except GateError as e:
-            raise CheckError(f"--stage {stage}: {e}") from None
+            raise CheckError(f"--stage {stage_name}: {e}") from None
         except Exception as e:
-            raise CheckError(f"--stage {stage}: cannot read the tables of {schemas[stage]}: {_one_line(e)}") from None
+            raise CheckError(
+                f"--stage {stage_name}: cannot read the tables of {schemas[stage_name]}: {_one_line(e)}"
+            ) from None
         if all(o.status == "skipped" for o in result.outcomes):
-            message = f"--stage {stage}: nothing to check: " + "; ".join(sorted(set(result.skipped_frames.values())))
-            if args.stage == ALL and stage == MARTS and results:
+            message = f"--stage {stage_name}: nothing to check: " + "; ".join(
+                sorted(set(result.skipped_frames.values()))
+            )
+            if stage == ALL and stage_name == MARTS and results:
                 print(textwrap.shorten("mqsmf check " + message + " (run dbt build first)", 200), file=report)
                 continue
-            raise CheckError(textwrap.shorten(message + (" (run mqsmf load first)" if stage == RAW else ""), 300))
+            raise CheckError(textwrap.shorten(message + (" (run mqsmf load first)" if stage_name == RAW else ""), 300))
         print(format_result(result), file=report)
         print(file=report)
         results.append(result)
 
-    verdict = decide(results, fail_on, baseline, os.path.abspath(args.baseline) if args.baseline else None)
+    verdict = decide(results, fail_on, baseline, baseline_path)
     if outputs["write_baseline"]:
         n = write_baseline(outputs["write_baseline"], (k for r in results for k in r.violation_keys or ()))
         print(f"baseline: {n} violations accepted in {outputs['write_baseline']}", file=report)

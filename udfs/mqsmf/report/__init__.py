@@ -44,7 +44,6 @@ def write_local_report(
 
 def default_schemas(marts_schema: str | None = None, quality_schema: str | None = None) -> tuple[str, str]:
     """The dbt marts schema (<MQSMF_SCHEMA or mqsmf>_marts) and the gate's schema, unless given."""
-    from ..quality.cli import marts_schema_default
-    from ..quality.gate import QUALITY_SCHEMA
+    from .. import warehouse
 
-    return marts_schema or marts_schema_default(), quality_schema or QUALITY_SCHEMA
+    return marts_schema or warehouse.marts_schema(), quality_schema or warehouse.QUALITY_SCHEMA
