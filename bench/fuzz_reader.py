@@ -3,7 +3,7 @@ documented refusal (``FramingError``: no SMF record at the start of the file, or
 framing) and every record must be accounted for.
 
 Seeds: the shared real dumps (TEST115, TEST116 and TESTCHL cut into windows of a few records) and
-records written by ``mqsmf.write`` (QQST of every generation, QIS1, an MQ 10 record with QWHX, a
+records written by ``mqsmf.encode`` (QQST of every generation, QIS1, an MQ 10 record with QWHX, a
 record long enough to span segments), each in RDW, BDW and NORDW framing.
 
 Mutations (one to three per input, seeded, reproducible): bit flips anywhere or in a record's
@@ -50,9 +50,9 @@ from udfs.smf_samples import SAMPLES, to_bdw, to_nordw  # noqa: E402
 
 from mqsmf import reader  # noqa: E402
 from mqsmf.decode import TYPED, RecordBuffer  # noqa: E402
+from mqsmf.encode import DumpWriter, RecordHeader, build_records, dump_record, encode, version_length  # noqa: E402
 from mqsmf.framing import FramingError, frame  # noqa: E402
 from mqsmf.layouts import layout, layouts  # noqa: E402
-from mqsmf.write import DumpWriter, RecordHeader, build_records, dump_record, encode, version_length  # noqa: E402
 
 T0 = 1_750_000_000_000_000  # 2025-06-15, microseconds
 INTERESTING_16 = (0, 1, 3, 4, 5, 8, 13, 14, 27, 28, 36, 52, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF, 32760, 32761)

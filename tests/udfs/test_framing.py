@@ -121,8 +121,8 @@ def test_a_lost_last_segment_and_a_truncated_block_quarantine_no_byte_twice():
     """Found by bench/fuzz_reader.py: a spanned record whose last segment is lost was quarantined up
     to the next record, so its span also held the next block's descriptor word, which the
     truncated-block entry quarantined again."""
+    from mqsmf.encode import RecordHeader, build_records, encode, version_length
     from mqsmf.layouts import layout
-    from mqsmf.write import RecordHeader, build_records, encode, version_length
 
     qis1 = layout("QIS1")
     hdr = RecordHeader(115, 201, "SYSA", "QM01", "933", 1_750_000_000_000_000, 1_750_000_000_000_000, 0, 1, 2)

@@ -15,8 +15,8 @@ import pytest
 
 from mqsmf import read_file
 from mqsmf.cli import main as cli_main
+from mqsmf.encode import RecordHeader, build_records, encode, version_length
 from mqsmf.layouts import layout
-from mqsmf.write import RecordHeader, build_records, encode, version_length
 
 from .smf_samples import sample, to_bdw, to_nordw
 

@@ -20,7 +20,7 @@ import pytest
 from mqsmf import arrow_schema, read_file
 from mqsmf.quality import cli
 from mqsmf.quality.checks import ERROR, RAW, UNLOADED_COLUMNS, WARN, catalogue
-from mqsmf.quality.rules import AtMost, SumOf, When
+from mqsmf.quality.expectations import AtMost, SumOf, When
 
 from .smf_samples import sample
 

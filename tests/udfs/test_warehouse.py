@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from mqsmf import warehouse
-from mqsmf.quality.rules import AtMost
+from mqsmf.quality.expectations import AtMost
 from mqsmf.spark.session import local_conf
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]

@@ -19,9 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..decode import TYPED, arrow_schema
+from ..encode import DumpWriter, RecordHeader, build_records, dump_record, encode, entry_block, version_length
 from ..framing import MAX_BLOCK
 from ..layouts import layout, placements
-from ..write import DumpWriter, RecordHeader, build_records, dump_record, encode, entry_block, version_length
 from . import topology as topo_mod
 from .config import US_PER_S, ScenarioConfig, iso
 from .corrupt import apply_corruptions

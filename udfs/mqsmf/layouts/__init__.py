@@ -2,7 +2,7 @@
 
 Each structure is one CSV table in this folder (offset, length, type, field, since, meaning),
 taken from the project's layout specification. These tables are the only place a field offset is
-written: the decoder, the writer, the Arrow/Spark schemas and the dbt column docs are all derived
+written: the decoder, the encoder, the Arrow/Spark schemas and the dbt column docs are all derived
 from them. ``structures.csv`` says where each structure sits (SMF type, subtype, triplet) and
 ``flags.csv`` names the bits of the flag words.
 """

@@ -8,7 +8,7 @@ pool, CF structure), interval, and the SMF record the row came from.
 A **check** is a named rule on a frame with a severity (``error`` fails the gate, ``warn`` is
 reported and passes), optional applicability conditions, and the source of the invariant. From
 each check the gate derives both the GX expectation (suite ``<stage>.<frame>``) and the SQL that
-lists the violating rows into ``dq_violations`` (see ``mqsmf.quality.rules``).
+lists the violating rows into ``dq_violations`` (see ``mqsmf.quality.expectations``).
 
 Structure-wide checks (identifiers, eyecatchers, duplicates, interval continuity) are generated
 from the layout tables, so a structure added there is checked without code here.
@@ -25,7 +25,7 @@ from ..decode import MAX_INTERVAL_US
 from ..layouts import Layout, column_name, layout, layouts
 from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
 from ..warehouse import ident, literal, raw_table
-from .rules import (
+from .expectations import (
     AtMost,
     Between,
     EachAtMost,

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from ..warehouse import DEFAULT_DBT_SCHEMA, QUALITY_SCHEMA, RAW_SCHEMA, ident, literal
 from .checks import ERROR, MARTS, RAW, STAGES, VIEW_PREFIX, WARN, Catalogue, Check, Frame, catalogue
-from .rules import gx_row_condition
+from .expectations import gx_row_condition
 
 VIOLATIONS_TABLE = "dq_violations"
 RESULTS_TABLE = "dq_check_results"

@@ -1,4 +1,4 @@
-"""The SMF writer: layout-driven encoding, record assembly and RDW / BDW / NORDW framing, proved
+"""The SMF encoder: layout-driven encoding, record assembly and RDW / BDW / NORDW framing, proved
 against the decoder and the framing walker (which were validated on the real samples)."""
 
 from __future__ import annotations
@@ -11,9 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqsmf import read_file
-from mqsmf.framing import MAX_SEGMENT, SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE, frame
-from mqsmf.layouts import header_layout, layout
-from mqsmf.write import (
+from mqsmf.encode import (
     DumpWriter,
     RecordHeader,
     build_records,
@@ -23,6 +21,8 @@ from mqsmf.write import (
     version_key,
     version_length,
 )
+from mqsmf.framing import MAX_SEGMENT, SEG_COMPLETE, SEG_FIRST, SEG_LAST, SEG_MIDDLE, frame
+from mqsmf.layouts import header_layout, layout
 
 T0 = 1_750_000_000_000_000  # 2025-06-15 15:06:40 UTC, microseconds
 

@@ -1,4 +1,4 @@
-"""Byte-exact SMF 115 writer, driven by the same layout tables as the decoder.
+"""Byte-exact SMF 115 encoder (what the generator writes), driven by the same layout tables as the decoder.
 
 No offset is written here: every structure, the SMF header, QWHS and QWHX are encoded through
 their layout's big-endian numpy dtype (``Layout.numpy_dtype``), filled column by column. A field

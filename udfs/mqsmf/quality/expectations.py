@@ -1,4 +1,4 @@
-"""Rule kinds of the data-quality checks, each written once and rendered two ways.
+"""The expectation (rule) kinds of the data-quality checks, each written once and rendered two ways.
 
 A rule is data (the columns it involves and its parameters). From it come:
 
