@@ -221,7 +221,8 @@ def queue_statistics(
     structure_names: list[str],
 ) -> tuple[dict, np.ndarray, np.ndarray]:
     """QQST columns of the queue manager's defined queues, and its gets and browses per queue
-    (for the buffer pools). Carries the queues' state to the next interval."""
+    (for the buffer pools). Carries the queues' state to the next interval. The helpers draw
+    from the interval's generator in turn: their order is the file's."""
     m = qm.index
     rng = traffic["rng"]
     queues = qm.queues
@@ -232,17 +233,16 @@ def queue_statistics(
         j = queues.shared_index[shared]
         depth_start[shared], depth_end[shared] = shared_now["depth_start"][j], shared_now["depth_end"][j]
     total = traffic["total_puts"]
-    gets_net = traffic["gets_net"]
     persistent_share = np.where(
         total > 0,
         (traffic["PPT"] + traffic["PP1"]) / np.maximum(total, 1),
         np.where(queues.persistent_rate > 0, 1.0, 0.0),
     )
     queue_effects = effects.at(k, m)
-    rolled_back_gets = binomial(rng, gets_net, persistent_share * ROLLBACK_SHARE)
+    rolled_back_gets = binomial(rng, traffic["gets_net"], persistent_share * ROLLBACK_SHARE)
     for q in queue_effects.get("rise", {}):
         rolled_back_gets[q] = 0  # the backlog's intervals: every get stays got
-    gets = gets_net + rolled_back_gets
+    gets = traffic["gets_net"] + rolled_back_gets
     # Depth identity; for shared queues the group's.
     columns = {}
     columns["QQSTQNAM"] = queues.name
@@ -255,13 +255,68 @@ def queue_statistics(
     columns["QQSTNPPT"], columns["QQSTNPP1"] = traffic["NPPT"], traffic["NPP1"]
     columns["QQSTPUTS"] = traffic["PPT"] + traffic["NPPT"]
     columns["QQSTPUT1"] = traffic["PP1"] + traffic["NPP1"]
-    # Message sizes: each class's average lies within [MSMI, MSMA].
+    sizes = _message_sizes(columns, queues, traffic, _on_structures(queues, effects.size_spread, k, m), rng)
+    failed_puts = np.zeros(count, np.int64)
+    for (kk, mm, s), per_queue in effects.failed_puts.items():
+        if kk == k and mm == m:
+            failed_puts[shared & (queues.structure == s)] = per_queue
+    browses = _gets_browses_and_failures(columns, queues, gets, total, persistent_share, sizes, failed_puts, rng)
+    input_handles, output_handles = _handles(columns, queues, total, state, rng)
+    columns["QQSTEXPR"], columns["QQSTRBPT"], columns["QQSTRBGT"] = traffic["EXPR"], traffic["RBPT"], rolled_back_gets
+    _depth_and_age(
+        columns,
+        queues,
+        depth_start,
+        depth_end,
+        traffic["peak"],
+        shared_now,
+        total,
+        gets,
+        queue_effects.get("hold", {}),
+        start,
+        end,
+        seconds,
+        rng,
+    )
+    queue_time_long, last_put, last_get = _queue_times(
+        columns, depth_start, depth_end, total, gets, end, seconds, state, rng
+    )
+    partial = np.zeros(count, bool)
+    for q in queue_effects.get("partial_private", {}):
+        partial[q] = True
+    partial |= _on_structures(queues, effects.partial_shared, k, m)
+    uncommitted = _flags(columns, qm, traffic, queue_effects, partial, state, rng)
+    # Carry state.
+    state.depth = np.where(shared, 0, depth_end)
+    state.rise_streak = np.where(depth_end > depth_start, state.rise_streak + 1, 0)
+    state.last_put, state.last_get = last_put, last_get
+    state.qtime_long = queue_time_long
+    state.inputs, state.outputs = input_handles, output_handles
+    state.uncommitted = uncommitted
+    return columns, gets, browses
+
+
+def _on_structures(queues, keys: set[tuple[int, int, int]], k: int, m: int) -> np.ndarray:
+    """Shared queues on the CF structures that ``keys`` ((interval, queue manager, structure))
+    name for interval k of queue manager m."""
+    on = np.zeros(len(queues), bool)
+    for kk, mm, s in keys:
+        if kk == k and mm == m:
+            on |= queues.is_shared & (queues.structure == s)
+    return on
+
+
+def _message_sizes(
+    columns: dict, queues, traffic: dict, spread: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Put bytes by class and the message size range: each class's average lies within
+    [MSMI, MSMA] (``spread``: sizes straddle the CF buffer boundaries). Returns the persistent
+    and non-persistent message sizes."""
+    count = len(queues)
+    total = traffic["total_puts"]
     mean = queues.size_mean * rng.lognormal(0, 0.03, count)
     size_lo, size_hi = queues.size_lo.copy(), queues.size_hi.copy()
-    for kk, mm, s in effects.size_spread:
-        if kk == k and mm == m:  # sizes straddle the CF buffer boundaries
-            spread = shared & (queues.structure == s)
-            size_lo[spread], size_hi[spread] = 0.15, 3.5
+    size_lo[spread], size_hi[spread] = 0.15, 3.5
     size_min = np.maximum(1, np.floor(mean * size_lo)).astype(np.int64)
     size_max = np.maximum(size_min, np.ceil(mean * size_hi)).astype(np.int64)
     persistent_size = np.clip(mean * rng.uniform(0.95, 1.05, count), size_min, size_max)
@@ -288,7 +343,23 @@ def queue_statistics(
     columns["QQSTMSAV"] = np.where(total > 0, put_bytes // np.maximum(total, 1), 0)
     columns["QQSTFPTC"] = traffic["FPTC"]
     columns["QQSTFPTB"] = np.round(traffic["FPTC"] * nonpersistent_size).astype(np.int64)
-    # Gets: persistent share follows what was put; bytes from the class sizes.
+    return persistent_size, nonpersistent_size
+
+
+def _gets_browses_and_failures(
+    columns: dict,
+    queues,
+    gets: np.ndarray,
+    total: np.ndarray,
+    persistent_share: np.ndarray,
+    sizes: tuple[np.ndarray, np.ndarray],
+    failed_puts: np.ndarray,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Gets and browses (persistent share follows what was put; bytes from the class sizes), then
+    the failed calls and read-ahead waits. Returns the browses."""
+    count = len(queues)
+    persistent_size, nonpersistent_size = sizes
     persistent_gets = binomial(rng, gets, persistent_share)
     columns["QQSTGETS"], columns["QQSTPDG"], columns["QQSTNPDG"] = gets, persistent_gets, gets - persistent_gets
     persistent_get_bytes = np.round(persistent_gets * persistent_size).astype(np.int64)
@@ -310,16 +381,20 @@ def queue_statistics(
     no_message_browsed = poisson(rng, 0.01 * browses)
     columns["QQSTNMAB"], columns["QQSTTMFB"] = no_message_browsed, np.zeros(count, np.int64)
     columns["QQSTFLBR"] = no_message_browsed
-    failed_puts = np.zeros(count, np.int64)
-    for (kk, mm, s), per_queue in effects.failed_puts.items():
-        if kk == k and mm == m:
-            failed_puts[shared & (queues.structure == s)] = per_queue
     columns["QQSTFLPT"], columns["QQSTFLP1"] = failed_puts, np.zeros(count, np.int64)
     read_ahead_get_waits = poisson(rng, np.where(queues.consumers > 1, 0.2, 0.05) * gets)
     columns["QQSTRDGW"], columns["QQSTFLGW"] = read_ahead_get_waits, binomial(rng, read_ahead_get_waits, 0.3)
     columns["QQSTRDBW"] = columns["QQSTFLBW"] = np.zeros(count, np.int64)
     columns["QQSTSTRM"] = columns["QQSTSAGT"] = columns["QQSTSABR"] = np.zeros(count, np.int64)
-    # Handles: end-of-interval counts, watermarks, opens and closes that explain the change.
+    return browses
+
+
+def _handles(
+    columns: dict, queues, total: np.ndarray, state: QueueState, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Handles: end-of-interval counts, watermarks, opens and closes that explain the change; then
+    inquires and sets. Returns the input and output handle counts."""
+    count = len(queues)
     input_handles = np.maximum(0, queues.consumers + rng.integers(-1, 2, count))
     output_handles = np.maximum(0, queues.producers + rng.integers(-1, 2, count))
     columns["QQSTIPCT"], columns["QQSTOPCT"] = input_handles, output_handles
@@ -332,8 +407,28 @@ def queue_statistics(
     columns["QQSTOPEN"], columns["QQSTCLOS"] = opens, opens - change
     columns["QQSTINQR"] = poisson(rng, 0.001 * total + 2)
     columns["QQSTSET"] = poisson(rng, np.full(count, 0.05))
-    columns["QQSTEXPR"], columns["QQSTRBPT"], columns["QQSTRBGT"] = traffic["EXPR"], traffic["RBPT"], rolled_back_gets
-    # Depth and its watermarks.
+    return input_handles, output_handles
+
+
+def _depth_and_age(
+    columns: dict,
+    queues,
+    depth_start: np.ndarray,
+    depth_end: np.ndarray,
+    fill_peak: np.ndarray,
+    shared_now: dict | None,
+    total: np.ndarray,
+    gets: np.ndarray,
+    hold: dict[int, int],
+    start: int,
+    end: int,
+    seconds: int,
+    rng: np.random.Generator,
+) -> None:
+    """Depth at collection, its watermarks and the oldest message's age (``hold``: queue ->
+    put time of a message nobody gets)."""
+    count = len(queues)
+    shared = queues.is_shared
     exchanged = np.minimum(total, gets)
     depth_high = np.maximum(depth_start, depth_end) + np.floor(exchanged * rng.uniform(0, 0.002, count)).astype(
         np.int64
@@ -343,7 +438,7 @@ def queue_statistics(
         np.maximum(0, depth_start - gets),
         np.minimum(depth_start, depth_end) - np.floor(exchanged * rng.uniform(0, 0.002, count)).astype(np.int64),
     )
-    depth_high = np.maximum(depth_high, traffic["peak"])
+    depth_high = np.maximum(depth_high, fill_peak)
     if shared.any():
         # Each queue manager sees the group's depth only at its own puts and at collection
         # (seed 000): its high/low lie between the collection depth and the group's extremes.
@@ -363,13 +458,28 @@ def queue_statistics(
     ).astype(np.int64)
     if shared.any():
         age[shared] = shared_now["age"][queues.shared_index[shared]]
-    for q, put_time in queue_effects.get("hold", {}).items():  # a message nobody gets: depth >= 1, age grows
+    for q, put_time in hold.items():  # a message nobody gets: depth >= 1, age grows
         age[q] = (end - put_time) // US_PER_S
         if put_time < start:
             depth_low[q] = max(int(depth_low[q]), 1)
     columns["QQSTDPTH"], columns["QQSTDPHI"], columns["QQSTDPLO"] = depth_end, depth_high, depth_low
     columns["QQSTMAGE"] = age
-    # Queue times (microseconds, Little's law) and last put / get times.
+
+
+def _queue_times(
+    columns: dict,
+    depth_start: np.ndarray,
+    depth_end: np.ndarray,
+    total: np.ndarray,
+    gets: np.ndarray,
+    end: int,
+    seconds: int,
+    state: QueueState,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Queue times (microseconds, Little's law) and last put / get times. Returns the long-term
+    queue time and the last put and get times (carried to the next interval)."""
+    count = len(depth_end)
     average_depth = (depth_start + depth_end) / 2 + 0.5
     queue_time = np.where(gets > 0, average_depth / np.maximum(gets, 1) * seconds * US_PER_S, 0)
     queue_time = np.minimum(queue_time, 4_000_000_000)
@@ -389,35 +499,38 @@ def queue_statistics(
         state.last_get,
     )
     columns["QQSTLPUT"], columns["QQSTLGET"] = last_put, last_get
-    # Flags: uncommitted work seen now and then (never in consecutive intervals when clean).
+    return queue_time_long, last_put, last_get
+
+
+def _flags(
+    columns: dict,
+    qm: QueueManager,
+    traffic: dict,
+    queue_effects: dict,
+    partial: np.ndarray,
+    state: QueueState,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Flags: uncommitted work seen now and then (never in consecutive intervals when clean);
+    partial records (``partial``) show a shared queue's depth and any queue's age as 0 and no
+    uncommitted work on a shared queue. Returns the uncommitted flags."""
+    count = len(qm.queues)
+    shared = qm.queues.is_shared
     has_uncommitted_flag = qm.version != "9.3.0"
     uncommitted = (
         (rng.random(count) < 0.03) & ~state.uncommitted & ((traffic["PPT"] + traffic["PP1"]) > 0) & has_uncommitted_flag
     )
-    partial = np.zeros(count, bool)
     for q in queue_effects.get("no_uncommitted", {}):
         uncommitted[q] = False
     for q in queue_effects.get("uncommitted", {}):
         uncommitted[q] = True
-    for q in queue_effects.get("partial_private", {}):
-        partial[q] = True
-    for kk, mm, s in effects.partial_shared:
-        if kk == k and mm == m:
-            partial |= shared & (queues.structure == s)
     columns["QQSTPART"] = partial
     partial_shared = partial & shared
     columns["QQSTDPTH"] = np.where(partial_shared, 0, columns["QQSTDPTH"])
     columns["QQSTMAGE"] = np.where(partial, 0, columns["QQSTMAGE"])
     uncommitted &= ~partial_shared
     columns["QQSTUNCM"] = uncommitted
-    # Carry state.
-    state.depth = np.where(shared, 0, depth_end)
-    state.rise_streak = np.where(depth_end > depth_start, state.rise_streak + 1, 0)
-    state.last_put, state.last_get = last_put, last_get
-    state.qtime_long = queue_time_long
-    state.inputs, state.outputs = input_handles, output_handles
-    state.uncommitted = uncommitted
-    return columns, gets, browses
+    return uncommitted
 
 
 def with_dynamic_queues(columns: dict, dynamic_queues: list[dict], rng: np.random.Generator, end: int) -> dict:
