@@ -1,7 +1,7 @@
 """--inject: each supported MP16 rule crosses its documented threshold on exactly the chosen queue
 manager, object and interval, seen in the DECODED file, and a clean scenario crosses none.
 
-The rules are evaluated by mqsmf.generate.rules on the decoder's tables; the manifest's
+The rules are evaluated by mqsmf.generate.mp16_oracle on the decoder's tables; the manifest's
 ``expected_firings`` (computed from the truth) must equal what the decoded data say."""
 
 from __future__ import annotations
@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from mqsmf.generate import SUPPORTED_RULES, ScenarioConfig, Target, generate_scenario, plan_scenario, write_scenario
-from mqsmf.generate.pathology import bp13_buffers, rule_window
-from mqsmf.generate.rules import (
+from mqsmf.generate.mp16_oracle import (
     LOG_DASD_RATES_SEED,
     LOG_REF_SLOWEST,
     ORACLE_COLUMNS,
@@ -26,6 +25,7 @@ from mqsmf.generate.rules import (
     rule_parameters,
     seed_path,
 )
+from mqsmf.generate.pathology import bp13_buffers, rule_window
 
 from .test_generate import decode, interval_no, num
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import US_PER_S, Target, iso
-from .rules import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
+from .mp16_oracle import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
 

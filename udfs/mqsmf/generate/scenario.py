@@ -25,8 +25,8 @@ from ..layouts import layout, placements
 from . import topology as topo_mod
 from .config import US_PER_S, ScenarioConfig, iso
 from .corrupt import apply_corruptions
+from .mp16_oracle import ORACLE_COLUMNS, evaluate_scenario
 from .pathology import plan
-from .rules import ORACLE_COLUMNS, evaluate_scenario
 from .workload import Effects, QmgrInterval, Simulation
 
 # Per subtype: triplets counted in QWHSNSDA, IFCID (QWHSIID; 0 where IBM documents none), and
