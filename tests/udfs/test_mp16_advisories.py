@@ -58,8 +58,8 @@ SINGULAR_TESTS = sorted(p.stem for p in (PROJECT / "tests" / "dbt").glob("assert
 # and the union.
 OVERRIDDEN_MODELS = (
     "dim_mp16_rule",
-    "fct_mp16_buffer_pool_advisories",
-    "fct_mp16_cf_advisories",
+    "int_mp16__buffer_pool_advisories",
+    "int_mp16__cf_advisories",
     "fct_mp16_advisories",
 )
 

@@ -1,5 +1,5 @@
 -- What MP16 would tell an analyst about every statistics interval: the firings of every implemented
--- rule (the component models fct_mp16_*_advisories) with the rule's severity, the value observed
+-- rule (the component models int_mp16__*_advisories) with the rule's severity, the value observed
 -- against the threshold in force, where that threshold comes from (MP16 or engineering judgement),
 -- the MP16 source and the recommended action.
 -- A table rebuilt on every run, not an incremental fact: windowed rules (consecutive intervals,
@@ -12,7 +12,7 @@ with
 
 advisories as (
     {%- for component in ['buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager'] %}
-        select * from {{ ref('fct_mp16_' ~ component ~ '_advisories') }}
+        select * from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
         {%- if not loop.last %}
             union all
         {%- endif %}

@@ -1,11 +1,10 @@
-{{ config(materialized='table') }}
 -- MP16 queue rules Q01-Q04, Q07, Q08 and Q10 (docs/mp16-rules.md 1.6) on fct_queue_stats (QQST),
 -- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
 -- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
 -- on the same queue manager when that interval ends where this one starts (aligned).
 -- Q01 escalates to critical when the misplaced queue is deep (escalation threshold, messages) and
--- BP04 or BP06 fires on pool 0 in the same interval (fct_mp16_buffer_pool_advisories).
+-- BP04 or BP06 fires on pool 0 in the same interval (int_mp16__buffer_pool_advisories).
 -- Q02 needs each queue's message size: QQSTMSAV is 0 when nothing was put in the interval (exactly
 -- the backlog case), so the queue's last known average is used, else its largest message in the
 -- interval; a queue with messages and no known size counts one page per message and is named.
@@ -38,7 +37,7 @@ pool0_pressure as (
         qmgr_name,
         interval_start_at,
         concat_ws(', ', collect_set(rule_id)) as pool0_rules
-    from {{ ref('fct_mp16_buffer_pool_advisories') }}
+    from {{ ref('int_mp16__buffer_pool_advisories') }}
     where object_name = '0' and rule_id in ('BP04', 'BP06')
     group by qmgr_name, interval_start_at
 ),

@@ -1,7 +1,6 @@
-{{ config(materialized='table') }}
 -- MP16 data and message manager rules DM01 and MM01-MM03 (docs/mp16-rules.md 1.2) on
 -- fct_data_manager_stats (QIST) and fct_message_manager_stats (QMST). MM02 fires where LOG02 fires
--- (fct_mp16_log_advisories) on a queue manager that makes persistent puts.
+-- (int_mp16__log_advisories) on a queue manager that makes persistent puts.
 -- Grain: one row per rule x queue manager x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -21,7 +20,7 @@ log_bound as (
         interval_start_at,
         severity as log02_severity,
         observed_value as log_utilisation
-    from {{ ref('fct_mp16_log_advisories') }}
+    from {{ ref('int_mp16__log_advisories') }}
     where rule_id = 'LOG02'
 ),
 
