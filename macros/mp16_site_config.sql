@@ -39,12 +39,7 @@
     where is_var_row
 {%- endmacro %}
 
-{#- A Spark SQL string literal holding `value` exactly (backslash and quote escaped). -#}
-{% macro mp16_sql_string(value) -%}
-    '{{ value | string | replace("\\", "\\\\") | replace("'", "\\'") }}'
-{%- endmacro %}
-
 {#- A value as a SQL literal: NULL, or a string literal (the reader casts it). -#}
 {% macro mp16_sql_literal(value) -%}
-    {{ 'null' if value is none else mp16_sql_string(value) }}
+    {{ 'null' if value is none else mqsmf_sql_string(value) }}
 {%- endmacro %}

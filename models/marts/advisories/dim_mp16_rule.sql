@@ -27,7 +27,7 @@
 {%- set overridden_whens = [] %}
 {%- for rule_id, entries in overridden | groupby(0) %}
     {%- do overridden_whens.append(
-        'when ' ~ mp16_sql_string(rule_id) ~ ' then ' ~ mp16_sql_string(entries | map(attribute=1) | join('; '))
+        'when ' ~ mqsmf_sql_string(rule_id) ~ ' then ' ~ mqsmf_sql_string(entries | map(attribute=1) | join('; '))
     ) %}
 {%- endfor %}
 {%- set overridden_column = (
