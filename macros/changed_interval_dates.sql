@@ -11,3 +11,12 @@
         select coalesce(max(built.loaded_at), timestamp '1900-01-01 00:00:00') from {{ this }} as built
     )
 {%- endmacro %}
+
+{#- An incremental fact's input: every row of the relation on a first build or a full refresh, else
+    the rows of the interval dates changed since the fact was last built (changed_interval_dates). -#}
+{% macro select_changed_interval_dates(relation) -%}
+    select * from {{ relation }}
+    {%- if is_incremental() %}
+        where interval_date in ({{ changed_interval_dates(relation) }})
+    {%- endif %}
+{%- endmacro %}

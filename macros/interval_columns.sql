@@ -10,3 +10,16 @@
     {{ align_timestamp(relation_alias ~ '.interval_end_at') }} as aligned_interval_end_at,
     {{ relation_alias }}.interval_date
 {%- endmacro %}
+
+{#- The columns that place a per-queue-manager statistics fact's row in time and in the estate, as
+    every such fact lists them after its keys: exact and aligned interval bounds, the LPAR and the
+    MQ release that wrote the record. -#}
+{% macro qmgr_interval_columns() -%}
+    interval_start_at,
+        interval_end_at,
+        interval_seconds,
+        aligned_interval_start_at,
+        aligned_interval_end_at,
+        system_id,
+        mq_version
+{%- endmacro %}

@@ -4,10 +4,7 @@
 with
 
 buffer_pool_stats as (
-    select * from {{ ref('int_buffer_pool_stats__derived') }}
-    {%- if is_incremental() %}
-        where interval_date in ({{ changed_interval_dates(ref('int_buffer_pool_stats__derived')) }})
-    {%- endif %}
+    {{ select_changed_interval_dates(ref('int_buffer_pool_stats__derived')) }}
 ),
 
 final as (
@@ -17,13 +14,7 @@ final as (
         qmgr_name,
         qsg_name,
         buffer_pool_id,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        aligned_interval_start_at,
-        aligned_interval_end_at,
-        system_id,
-        mq_version,
+        {{ qmgr_interval_columns() }},
         smf_subtype,
         is_above_bar,
         is_page_fixed,

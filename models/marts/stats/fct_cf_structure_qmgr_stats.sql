@@ -5,10 +5,7 @@
 with
 
 cf_stats as (
-    select * from {{ ref('int_cf_structure_stats__derived') }}
-    {%- if is_incremental() %}
-        where interval_date in ({{ changed_interval_dates(ref('int_cf_structure_stats__derived')) }})
-    {%- endif %}
+    {{ select_changed_interval_dates(ref('int_cf_structure_stats__derived')) }}
 ),
 
 final as (
@@ -19,13 +16,7 @@ final as (
         qsg_name,
         structure_name,
         structure_number,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        aligned_interval_start_at,
-        aligned_interval_end_at,
-        system_id,
-        mq_version,
+        {{ qmgr_interval_columns() }},
         requests,
         single_entry_requests,
         multi_entry_requests,

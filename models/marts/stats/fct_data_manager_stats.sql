@@ -4,10 +4,7 @@
 with
 
 data_manager_stats as (
-    select * from {{ ref('int_data_manager_stats__derived') }}
-    {%- if is_incremental() %}
-        where interval_date in ({{ changed_interval_dates(ref('int_data_manager_stats__derived')) }})
-    {%- endif %}
+    {{ select_changed_interval_dates(ref('int_data_manager_stats__derived')) }}
 ),
 
 final as (
@@ -15,13 +12,7 @@ final as (
         data_manager_stats_key,
         qmgr_name,
         qsg_name,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        aligned_interval_start_at,
-        aligned_interval_end_at,
-        system_id,
-        mq_version,
+        {{ qmgr_interval_columns() }},
         msg_gets,
         msg_puts,
         browses_with_lock,

@@ -5,10 +5,7 @@
 with
 
 queue_stats as (
-    select * from {{ ref('int_queue_stats__partial_rules_applied') }}
-    {%- if is_incremental() %}
-        where interval_date in ({{ changed_interval_dates(ref('int_queue_stats__partial_rules_applied')) }})
-    {%- endif %}
+    {{ select_changed_interval_dates(ref('int_queue_stats__partial_rules_applied')) }}
 ),
 
 final as (
@@ -18,13 +15,7 @@ final as (
         qmgr_name,
         qsg_name,
         queue_name,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        aligned_interval_start_at,
-        aligned_interval_end_at,
-        system_id,
-        mq_version,
+        {{ qmgr_interval_columns() }},
         structure_length,
         is_shared,
         is_partial,

@@ -6,10 +6,7 @@
 with
 
 qsg_stats as (
-    select * from {{ ref('int_shared_queue_stats__rolled_up_to_qsg') }}
-    {%- if is_incremental() %}
-        where interval_date in ({{ changed_interval_dates(ref('int_shared_queue_stats__rolled_up_to_qsg')) }})
-    {%- endif %}
+    {{ select_changed_interval_dates(ref('int_shared_queue_stats__rolled_up_to_qsg')) }}
 ),
 
 final as (
