@@ -13,6 +13,8 @@ from types import SimpleNamespace
 
 import pytest
 
+from .dbt_results import failures
+
 TARGET_SCHEMA = "report_test"
 MARTS = f"{TARGET_SCHEMA}_marts"
 RAW = "report_raw"
@@ -37,7 +39,6 @@ def pathology_day(spark, dbt, tmp_path_factory):
         # Seeds and models only: the project's dbt tests run in the builds of test_dbt_models,
         # test_estate, test_dbt_standalone and test_mp16_advisories; the report and the docs need data.
         result = dbt("build", "--threads", "4", "--exclude-resource-type", "test", "--vars", json.dumps(dbt_vars))
-    failed = [f"{r.node.unique_id}: {r.status}" for r in result.result if r.status not in ("success", "pass", "no-op")]
-    assert result.success, failed
+    assert result.success, failures(result)
     gate = run_gate(spark, "raw", schemas={"raw": RAW}, quality_schema=QUALITY, docs_dir=None, checks=GATE_CHECKS)
     return SimpleNamespace(work=work, day=day, manifest=manifest, gate=gate, result=result)

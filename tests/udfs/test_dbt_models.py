@@ -28,6 +28,7 @@ from mqsmf import read_file
 from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
 from mqsmf.layouts import layouts
 
+from .dbt_results import failures
 from .smf_samples import sample
 
 pytestmark = pytest.mark.spark
@@ -106,11 +107,7 @@ def _fact(spark, name: str) -> pd.DataFrame:
 
 
 def test_dbt_build_passes_on_the_samples_and_a_generated_qsg_day(warehouse):
-    failed = [
-        f"{r.node.unique_id}: {r.status} {r.message}"
-        for r in warehouse.result.result
-        if r.status not in ("success", "pass", "no-op")
-    ]
+    failed = failures(warehouse.result)
     assert warehouse.result.success, failed
     assert not failed
     ran = {r.node.unique_id.split(".")[0] for r in warehouse.result.result}

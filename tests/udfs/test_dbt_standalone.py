@@ -11,6 +11,8 @@ import pytest
 
 from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
 
+from .dbt_results import failures
+
 pytestmark = pytest.mark.spark
 
 TARGET_SCHEMA = "dbt_standalone_test"
@@ -40,11 +42,7 @@ def test_the_generated_day_has_no_qsg(built):
 
 
 def test_dbt_build_passes_on_standalone_queue_managers_only(built):
-    failed = [
-        f"{r.node.unique_id}: {r.status} {r.message}"
-        for r in built.result.result
-        if r.status not in ("success", "pass", "no-op")
-    ]
+    failed = failures(built.result)
     assert not failed
     assert built.result.success
     ran = {r.node.unique_id.split(".")[0] for r in built.result.result}

@@ -23,6 +23,8 @@ import pytest
 
 from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
 
+from .dbt_results import failures
+
 pytestmark = pytest.mark.spark
 
 TARGET_SCHEMA = "dbt_estate_test"
@@ -100,11 +102,7 @@ def _predicted_grid(manifest: dict) -> dict[tuple[str, int], dict]:
 
 
 def test_dbt_build_passes_on_the_estate(estate):
-    failed = [
-        f"{r.node.unique_id}: {r.status} {r.message}"
-        for r in estate.result.result
-        if r.status not in ("success", "pass", "no-op")
-    ]
+    failed = failures(estate.result)
     assert not failed
     assert estate.result.success
 
