@@ -51,12 +51,38 @@ from udfs.smf_samples import SAMPLES, to_bdw, to_nordw  # noqa: E402
 from mqsmf import reader  # noqa: E402
 from mqsmf.decode import TYPED, RecordBuffer  # noqa: E402
 from mqsmf.encode import DumpWriter, RecordHeader, build_records, dump_record, encode, version_length  # noqa: E402
-from mqsmf.framing import FramingError, frame  # noqa: E402
+from mqsmf.framing import (  # noqa: E402
+    BDW,
+    DESCRIPTOR_FLAGS,
+    MAX_SEGMENT,
+    MIN_SEGMENT,
+    RDW,
+    SEG_COMPLETE,
+    SEG_FIRST,
+    FramingError,
+    frame,
+)
+from mqsmf.headers import (  # noqa: E402
+    QWHS_LONG,
+    QWHS_SHORT,
+    SMF_DATE_END,
+    TRIPLET_AREA,
+    TRIPLET_COUNT,
+    TRIPLET_LENGTH,
+    TRIPLET_OFFSET,
+    TRIPLET_SIZE,
+)
 from mqsmf.layouts import layout, layouts  # noqa: E402
 
 T0 = 1_750_000_000_000_000  # 2025-06-15, microseconds
-INTERESTING_16 = (0, 1, 3, 4, 5, 8, 13, 14, 27, 28, 36, 52, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF, 32760, 32761)
-INTERESTING_32 = (0, 1, 4, 27, 28, 36, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)
+# Boundaries of the record format and the headers: a descriptor word, the shortest segment, a
+# triplet, the end of the SMF date, the triplet area, the short and long QWHS, the longest segment.
+INTERESTING_16 = (
+    *(0, 1, 3, RDW, MIN_SEGMENT, TRIPLET_SIZE, SMF_DATE_END - 1, SMF_DATE_END),
+    *(TRIPLET_AREA - 1, TRIPLET_AREA, QWHS_SHORT, QWHS_LONG, 0x7FFF, 0x8000, 0xFFFE, 0xFFFF),
+    *(MAX_SEGMENT, MAX_SEGMENT + 1),
+)
+INTERESTING_32 = (0, 1, RDW, TRIPLET_AREA - 1, TRIPLET_AREA, QWHS_SHORT, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)
 INTERESTING_8 = (0x00, 0x01, 0x02, 0x03, 0x04, 0x40, 0x5E, 0x73, 0x74, 0x7F, 0x80, 0xFF)
 
 
@@ -122,23 +148,24 @@ def _descriptors(data: bytes, framing: str) -> tuple[list[int], list[int]]:
         fr = frame(data, "nordw")
         return [], [int(o) for o in fr.offsets]
     words, heads, p = [], [], 0
-    while p + 4 <= len(data):
+    starts = (SEG_COMPLETE, SEG_FIRST)  # segments that begin with the SMF header
+    while p + RDW <= len(data):
         length = int.from_bytes(data[p : p + 2], "big")
-        if length < 4:
+        if length < RDW:
             break
         words.append(p)
         if framing == "bdw":
-            q = p + 4
-            while q + 4 <= p + length:
+            q = p + BDW
+            while q + RDW <= p + length:
                 seg_len = int.from_bytes(data[q : q + 2], "big")
-                if seg_len < 4:
+                if seg_len < RDW:
                     break
                 words.append(q)
-                if data[q + 2] in (0, 1):
-                    heads.append(q + 4)
+                if data[q + DESCRIPTOR_FLAGS] in starts:
+                    heads.append(q + RDW)
                 q += seg_len
-        elif data[p + 2] in (0, 1):
-            heads.append(p + 4)
+        elif data[p + DESCRIPTOR_FLAGS] in starts:
+            heads.append(p + RDW)
         p += length
     return words, heads
 
@@ -207,12 +234,18 @@ def triplet_damage(rng, buf, seed, seeds):
         return interesting_bytes(rng, buf, seed, seeds)
     head = rng.choice(seed.records)  # SMF header (flag byte) = record offset 4 (RDW counted)
     t = rng.randrange(13)
-    pos = head - 4 + 28 + 8 * t
+    pos = head - RDW + TRIPLET_AREA + TRIPLET_SIZE * t
     which = rng.randrange(3)
     if which == 0:
-        _put(buf, pos, rng.choice((*INTERESTING_32, rng.randrange(1 << 16))), 4)
+        _put(
+            buf,
+            pos + TRIPLET_OFFSET.offset,
+            rng.choice((*INTERESTING_32, rng.randrange(1 << 16))),
+            TRIPLET_OFFSET.length,
+        )
     else:
-        _put(buf, pos + 2 + 2 * which, rng.choice((*INTERESTING_16, rng.randrange(1 << 16))), 2)
+        f = (TRIPLET_LENGTH, TRIPLET_COUNT)[which - 1]
+        _put(buf, pos + f.offset, rng.choice((*INTERESTING_16, rng.randrange(1 << 16))), f.length)
 
 
 def descriptor_damage(rng, buf, seed, seeds):
@@ -229,10 +262,10 @@ def descriptor_damage(rng, buf, seed, seeds):
         _put(buf, p, rng.choice(INTERESTING_16), 2)
     elif what == 1:
         _put(buf, p, int.from_bytes(buf[p : p + 2], "big") + rng.choice((-8, -4, -1, 1, 4, 8)), 2)
-    elif what == 2 and p + 2 < len(buf):
-        buf[p + 2] = rng.choice((0, 1, 2, 3, 4, 0x80, 0xFF))
-    elif p + 3 < len(buf):
-        buf[p + 3] = rng.choice((1, 0x40, 0xFF))
+    elif what == 2 and p + DESCRIPTOR_FLAGS < len(buf):
+        buf[p + DESCRIPTOR_FLAGS] = rng.choice((0, 1, 2, 3, 4, 0x80, 0xFF))
+    elif p + DESCRIPTOR_FLAGS + 1 < len(buf):
+        buf[p + DESCRIPTOR_FLAGS + 1] = rng.choice((1, 0x40, 0xFF))
 
 
 def truncate(rng, buf, seed, seeds):
