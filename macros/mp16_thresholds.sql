@@ -125,13 +125,13 @@
 {%- endmacro %}
 
 {#- One severity lower (critical -> warning -> info -> NULL): buffer pools of role UNKNOWN for rules
-    meant for SYS and SHORT pools (mp16-rules.md 0.3). -#}
+    meant for SYS and SHORT pools (roles: MP16 "Buffer pool usage" (ch. 1, p. 19)). -#}
 {% macro mp16_lower_severity(severity) -%}
     case {{ severity }} when 'critical' then 'warning' when 'warning' then 'info' end
 {%- endmacro %}
 
-{#- Severity of a rule meant for SYS and SHORT buffer pools (mp16-rules.md 0.3): as the level on
-    those, one lower on UNKNOWN pools, none on LONG and OTHER pools. -#}
+{#- Severity of a rule meant for SYS and SHORT buffer pools (roles: MP16 "Buffer pool usage" (ch. 1,
+    p. 19)): as the level on those, one lower on UNKNOWN pools, none on LONG and OTHER pools. -#}
 {% macro mp16_short_lived_severity(role, level) -%}
     case
         when {{ role }} in ('SYS', 'SHORT') then {{ level }}

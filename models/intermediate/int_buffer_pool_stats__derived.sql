@@ -1,4 +1,5 @@
--- Buffer pool statistics (QPST) with the derived metrics of MP16 (docs/mp16-rules.md section 2.1).
+-- Buffer pool statistics (QPST) with the derived metrics of MP16 ("Definition of buffer pool
+-- statistics" (ch. 5, p. 166), "Interpretation of MQ statistics" (ch. 5, p. 167)).
 -- Pages are 4 KB (MB = pages / 256); T = the statistics interval in seconds.
 -- Grain: one row per queue manager x buffer pool x statistics interval.
 

@@ -1,5 +1,5 @@
 -- Coupling facility statistics (QEST, one entry per CF structure the queue manager used) with the
--- derived metrics of MP16 (docs/mp16-rules.md section 2.5) and the queue manager's QSG.
+-- derived metrics of MP16 ("What is a re-drive?" (ch. 2, p. 87)) and the queue manager's QSG.
 -- IXLLSTE = single-entry list requests, IXLLSTM = multiple-entry list requests.
 -- Grain: one row per queue manager x CF structure x statistics interval.
 

@@ -1,5 +1,6 @@
 -- Data manager statistics (QIST: message and object requests to the page sets and buffer pools)
--- with the rates and the disk-get share of MP16 (docs/mp16-rules.md section 2.2).
+-- with the rates and the disk-get share of MP16 ("Introduction to the buffer manager and data
+-- manager" (ch. 5, p. 162)).
 -- Grain: one row per queue manager x statistics interval.
 
 with

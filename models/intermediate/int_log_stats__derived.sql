@@ -1,4 +1,5 @@
--- Log manager statistics (QJST) with the derived metrics of MP16 (docs/mp16-rules.md section 2.4).
+-- Log manager statistics (QJST) with the derived metrics of MP16 ("Interpretation of key log manager
+-- statistics" (ch. 5, p. 172)).
 -- Log control intervals (CIs) are 4 KB; MB are binary (2^20 bytes) as in MP16, so MB = CIs / 256.
 -- Grain: one row per queue manager x statistics interval.
 

@@ -1,5 +1,5 @@
 -- Message manager statistics (QMST: API calls of the whole queue manager) with the rates and ratios
--- of MP16 (docs/mp16-rules.md section 2.3).
+-- of MP16 ("Application level performance considerations" (ch. 6, p. 180)).
 -- Grain: one row per queue manager x statistics interval.
 
 with

@@ -72,7 +72,7 @@ rules_applied as (
         queue_stats.get_truncated_failed_count as gets_truncated_failed,
         -- QQSTFLGT counts no-wait gets that found no message (QQSTNMAG: a polling application's normal
         -- "empty") and gets whose buffer was too small (MQRC_TRUNCATED_MSG_FAILED: retried with a
-        -- bigger one); both are subsets of it (seed 000). What remains are the real failures.
+        -- bigger one); both are subsets of it (IBM MQ 'Queue data records'). What remains are the real failures.
         queue_stats.get_failed_count - queue_stats.get_no_msg_available_count - queue_stats.get_truncated_failed_count
             as hard_failed_gets,
         queue_stats.fast_put_count as fast_puts,

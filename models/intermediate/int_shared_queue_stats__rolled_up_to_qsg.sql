@@ -1,6 +1,7 @@
 -- Shared-queue statistics of a whole queue-sharing group on the QSG's interval grid (README "QSG
 -- roll-ups: interval grid and coverage"). Each queue manager reports only its own activity on a
--- shared queue (seeds 001/002, RESET QSTATS CMDSCOPE(*)), and members need not share STATIME or
+-- shared queue (IBM MQ 'Shared queues and queue depth events on z/OS'; 'RESET QSTATS' with
+-- CMDSCOPE(*) sums the members), and members need not share STATIME or
 -- interval boundaries, so:
 --   counters: each member interval is cut at the grid slot boundaries it crosses and its counters
 --     apportioned by overlap (a uniform rate within the interval), then summed over the members;

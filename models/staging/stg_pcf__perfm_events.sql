@@ -1,5 +1,6 @@
 -- Queue depth event messages (PCF MQCFT_EVENT / MQCMD_PERFM_EVENT) from dmpmqmsg dumps, renamed.
--- A CorrelId of zeros is MQCI_NONE: IBM sets it only on shared-queue events (seed 001).
+-- A CorrelId of zeros is MQCI_NONE: IBM sets it only on shared-queue events (IBM MQ 'Shared
+-- queues and queue depth events on z/OS').
 -- Grain: one row per event message (event queue manager x MsgId x put time).
 with
 

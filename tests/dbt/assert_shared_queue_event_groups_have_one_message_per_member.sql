@@ -1,5 +1,6 @@
 -- Gate: a shared-queue event group holds exactly one message per answering queue manager, all for
--- one queue and one event (seed 001: each active member writes one event message per CorrelId).
+-- one queue and one event (IBM MQ 'Shared queues and queue depth events on z/OS':
+-- each active member writes one event message per CorrelId).
 -- Rows returned are violations.
 select
     correl_id,

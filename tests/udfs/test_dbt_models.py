@@ -243,8 +243,8 @@ def _same(got: pd.Series, want: pd.Series) -> bool:
 
 
 def test_derived_metrics_follow_the_mp16_formulas(spark, warehouse):
-    """Spot-check the derived metrics against the formulas of docs/mp16-rules.md section 2,
-    computed here from the decoded fields."""
+    """Spot-check the derived metrics against MP16's formulas (e.g. "Definition of buffer pool
+    statistics" (ch. 5, p. 166)), computed here from the decoded fields."""
     d = {
         name: frame.astype({c: float for c in frame.columns if frame[c].dtype.kind in "iu" and c != "QPSTPOOL"})
         for name, frame in warehouse.decoded.items()

@@ -253,7 +253,7 @@ def test_standalone_queue_managers_are_in_no_qsg(estate):
 
 def test_failures_per_second_leaves_out_polling_and_truncation(estate):
     """QQSTNMAG (no-wait get on an empty queue) and QQSTTMFG (buffer too small) are in QQSTFLGT but
-    are not failures of the application (seed 000): they have their own columns."""
+    are not failures of the application (IBM MQ 'Queue data records'): they have their own columns."""
     q = _mart(estate, "fct_queue_stats")
     q = q[q.failed_gets.notna()]
     flgt, nmag, tmfg = (_float(q[c]) for c in ("failed_gets", "gets_no_msg_available", "gets_truncated_failed"))

@@ -390,7 +390,7 @@ def test_shared_queue_views_follow_seeds_000_to_002(coherent):
     q, qm, name, k, c = _by_queue(tables, sc.config)
     shared = c["QQSTDISP"].astype(bool)
     partial = c["QQSTPART"].astype(bool)
-    # Partial shared records: depth and age zero, uncommitted flag off (seed 000).
+    # Partial shared records: depth and age zero, uncommitted flag off (IBM MQ 'Queue data records').
     assert not (c["QQSTDPTH"][shared & partial].any() or c["QQSTMAGE"][shared & partial].any())
     assert not c["QQSTUNCM"][shared & partial].any()
     assert (shared & partial).sum() > 0  # the scenario's CF-access event is in the data
@@ -420,7 +420,7 @@ def test_shared_queue_views_follow_seeds_000_to_002(coherent):
                 )
                 for i in rows
             )
-            assert depth[(qname, kk)] == depth[(qname, kk - 1)] + flow  # RESET QSTATS sums (seed 002)
+            assert depth[(qname, kk)] == depth[(qname, kk - 1)] + flow  # RESET QSTATS sums
             checked += 1
     assert checked > 10
 

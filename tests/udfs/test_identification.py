@@ -2,8 +2,8 @@
 eyecatcher, as IBM's formatters do. An unexpected 2-byte identifier is a counted warning, never a
 quarantine; a wrong eyecatcher or an instance too short for its own header is.
 
-The records here are built byte by byte from the layout specification (smf-record-layouts.md
-sections 2, 3.1 and 4.11), not by the project's writer, so the decoder is checked against the
+The records here are built byte by byte from the record format IBM documents (the SMF header,
+IBM MQ 'Self-defining sections', the structures' layouts), not by the project's writer, so the decoder is checked against the
 format rather than against our own encoder; one test then shows the writer produces the same bytes."""
 
 from __future__ import annotations

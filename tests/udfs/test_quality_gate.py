@@ -101,7 +101,7 @@ def test_cli_lists_the_catalogue_without_spark(capsys):
 
     assert main(["check", "--list"]) == 0
     out = capsys.readouterr().out
-    assert "qqst_nmag_within_flgt" in out and "seeds/000" in out and "stage marts" in out
+    assert "qqst_nmag_within_flgt" in out and "Queue data records" in out and "stage marts" in out
 
 
 def test_cli_rejects_a_bad_severity_override(capsys):
@@ -626,7 +626,7 @@ def test_data_docs_show_each_suite_with_its_notes(bad_run):
     index = bad_run.docs_index
     assert index is not None and index.is_file()
     suite = (index.parent / "expectations" / "raw" / "qqst.html").read_text()
-    assert "qqst_nmag_within_flgt" in suite and "seeds/000" in suite and "QQSTNMAG" in suite
+    assert "qqst_nmag_within_flgt" in suite and "Queue data records" in suite and "QQSTNMAG" in suite
     validations = [p for p in index.parent.rglob("validations/raw/qqst/**/*.html")]
     assert len(validations) == 1
     page = validations[0].read_text()

@@ -1,4 +1,4 @@
--- MP16 buffer pool rules BP01-BP11 (docs/mp16-rules.md 1.1) on fct_buffer_pool_stats, with each
+-- MP16 buffer pool rules BP01-BP11 on fct_buffer_pool_stats, with each
 -- pool's role from dim_mp16_buffer_pool_role. Thresholds come from the seed mp16_rules (or the var
 -- mp16_thresholds) through mp16_threshold(); conventions per rule are in the seed's evaluation_notes.
 -- A pool's "previous interval" is its own previous row when that interval ends where this one

@@ -1,4 +1,4 @@
--- MP16 coupling facility rules CF01-CF05 (docs/mp16-rules.md 1.4) on each queue manager's use of
+-- MP16 coupling facility rules CF01-CF05 on each queue manager's use of
 -- each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
 -- CF04 needs min_volume MQGETs on the structure's shared queues. CF05 judges the single-entry

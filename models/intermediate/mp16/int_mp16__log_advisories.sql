@@ -1,4 +1,4 @@
--- MP16 log manager rules (docs/mp16-rules.md 1.3) that the QJST fields support: LOG01-LOG04,
+-- MP16 log manager rules that the QJST fields support: LOG01-LOG04,
 -- LOG06-LOG09, LOG11 and LOG14, on fct_log_stats with the message manager's persistent put sizes
 -- (LOG02) and the site configuration (dim_mp16_queue_manager_config: DASD reference rates, active
 -- log size, archive copies). A queue manager's "previous interval" is its own previous row when

@@ -1,4 +1,4 @@
--- MP16 data and message manager rules DM01 and MM01-MM03 (docs/mp16-rules.md 1.2) on
+-- MP16 data and message manager rules DM01 and MM01-MM03 on
 -- fct_data_manager_stats (QIST) and fct_message_manager_stats (QMST). MM02 fires where LOG02 fires
 -- (int_mp16__log_advisories) on a queue manager that makes persistent puts.
 -- Grain: one row per rule x queue manager x interval that fires.

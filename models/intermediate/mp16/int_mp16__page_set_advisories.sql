@@ -1,4 +1,4 @@
--- MP16 page set rules PS01-PS04 (docs/mp16-rules.md 1.2) on the page set statistics (QIS1, SMF 115
+-- MP16 page set rules PS01-PS04 on the page set statistics (QIS1, SMF 115
 -- subtype 201). No mart holds them yet, so they are read from staging with the queue manager's QSG.
 -- A page set's "previous interval" is its own previous row when that interval ends where this one
 -- starts (aligned). PS02 fires when the page set says it expanded in the interval (QIS1EXPF) or

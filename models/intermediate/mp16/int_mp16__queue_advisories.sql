@@ -1,4 +1,4 @@
--- MP16 queue rules Q01-Q04, Q07, Q08 and Q10 (docs/mp16-rules.md 1.6) on fct_queue_stats (QQST),
+-- MP16 queue rules Q01-Q04, Q07, Q08 and Q10 on fct_queue_stats (QQST),
 -- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
 -- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row

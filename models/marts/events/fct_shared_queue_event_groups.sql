@@ -1,4 +1,5 @@
--- One shared-queue depth event across the queue-sharing group (seed 001): the messages that carry
+-- One shared-queue depth event across the queue-sharing group (IBM MQ 'Shared queues and queue depth
+-- events on z/OS'): the messages that carry
 -- the same CorrelId. The coordinating queue manager writes first, so it is the first by put time
 -- (if it has PERFMEV disabled it writes nothing and the first answering member shows instead).
 -- A QSG member that wrote no message was either inactive (no statistics interval of its own

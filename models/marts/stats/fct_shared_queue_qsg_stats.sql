@@ -1,6 +1,7 @@
--- Shared queues across their queue-sharing group (seeds 001 and 002: each queue manager reports its
--- own activity; counters apportioned to the QSG's interval grid and summed, peak depth = max of the
--- per-queue-manager QQSTDPHI, an approximation), with how complete each row is (coverage columns).
+-- Shared queues across their queue-sharing group: each queue manager reports its own activity (IBM
+-- MQ 'Shared queues and queue depth events on z/OS'; 'RESET QSTATS' CMDSCOPE(*) sums the members),
+-- so counters are apportioned to the QSG's interval grid and summed, peak depth = max of the
+-- per-queue-manager QQSTDPHI (an approximation), with how complete each row is (coverage columns).
 -- Grain: one row per queue-sharing group x shared queue x grid slot (var qsg_grid_seconds).
 
 with

@@ -14,7 +14,7 @@ The events follow the SMF statistics of the same run (the simulation the SMF rec
   of an interval is counted in the next event: the model's one approximation): MsgEnqCount = sum of QQSTPUTS + QQSTPUT1,
   MsgDeqCount = sum of QQSTGETS, HighQDepth = max QQSTDPHI of the writing queue manager; a
   member that did nothing writes zeros (a "null event");
-* shared queues (seed 001): the coordinating queue manager is the member that put most in the
+* shared queues (IBM MQ 'Shared queues and queue depth events on z/OS'): the coordinating queue manager is the member that put most in the
   interval; it writes first and every other active member writes one with the same CorrelId,
   ``ANSWER_DELAY_MS`` apart; members with PERFMEV(DISABLED) write none (their statistics are
   still reset). Private queues of a queue manager with PERFMEV(DISABLED) have no events.

@@ -9,7 +9,7 @@ QESD, ...), keyed by the layouts' sanitized column names. The values are coheren
 * persistent and non-persistent counts and bytes add up; bytes are counts times sizes that lie
   between QQSTMSMI and QQSTMSMA; MQPUT1 and browse counters likewise;
 * a shared queue's counters are each queue manager's own share; its depth and age are the
-  group's, except on partial records (QQSTPART: depth and age 0, QQSTUNCM off, seed 000);
+  group's, except on partial records (QQSTPART: depth and age 0, QQSTUNCM off, IBM MQ 'Queue data records');
 * buffer pool, page set, log, message/data manager and CF activity are computed from the queue
   traffic (pages per message, log records and bytes per persistent message, CF calls per shared
   queue operation).

@@ -51,9 +51,12 @@ STAGES = (RAW, MARTS)
 # Default slack, in seconds, between one interval's end and the next one's start.
 DEFAULT_INTERVAL_TOLERANCE_SECONDS = 1.0
 
-SEED_QQST = "IBM MQ 9.3.3 'Queue data records' (shared seeds/000)"
-SEED_QSG = "IBM MQ: each queue manager reports only its own use of a shared object (seeds/001); RESET QSTATS CMDSCOPE(*) sums the members (seeds/002)"
-LAYOUTS_DOC = "layout tables udfs/mqsmf/layouts (docs/smf-record-layouts.md)"
+SEED_QQST = "IBM MQ 9.3.3 'Queue data records' (IBM MQ for z/OS documentation, SMF statistics)"
+SEED_QSG = (
+    "IBM MQ: each queue manager reports only its own use of a shared object ('Shared queues and queue depth events "
+    "on z/OS'); 'RESET QSTATS' with CMDSCOPE(*) sums the members"
+)
+LAYOUTS_DOC = "layout tables udfs/mqsmf/layouts (IBM MQ for z/OS: SMF record layouts, macros in SCSQMACS)"
 
 
 @dataclass(frozen=True)
@@ -428,7 +431,7 @@ def _raw_frames() -> list[Frame]:
                 ("dq_put_bytes", "`QQSTPUTB` + `QQSTPT1B`"),
                 ("dq_put_bytes_at_min_size", "`QQSTMSMI` * (`QQSTPUTS` + `QQSTPUT1`)"),
                 ("dq_put_bytes_at_max_size", "`QQSTMSMA` * (`QQSTPUTS` + `QQSTPUT1`)"),
-                # Seed 000: a shared queue's partial record zeroes the depth; a private one's depth stands.
+                # IBM MQ 'Queue data records': a shared queue's partial record zeroes the depth; a private one's stands.
                 ("dq_depth_trusted", "NOT (`QQSTDISP` AND `QQSTPART`)"),
                 ("dq_last_put_or_get", "greatest(`QQSTLPUT`, `QQSTLGET`)"),
             ),
@@ -553,7 +556,7 @@ def _qqst_checks() -> list[Check]:
             "qqst_get_failures_within_flgt",
             SumAtMost(("QQSTNMAG", "QQSTTMFG"), "QQSTFLGT", "dq_get_failure_subcounts_excess"),
             description="No-message-available and truncated-message failures are disjoint subsets of the "
-            "failed destructive gets (seed 000 names the second one QQSTTMFB), so together at most QQSTFLGT.",
+            "failed destructive gets (IBM's 'Queue data records' names the second one QQSTTMFB), so together at most QQSTFLGT.",
         ),
         qqst(
             "qqst_browse_failures_within_flbr",
@@ -1070,7 +1073,7 @@ def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS)
 # A QSG roll-up mart and the per-queue-manager mart it must equal: the roll-up's object key, the
 # members' filter, the member column whose presence means "this member's release has the counters",
 # the counters (apportioned by overlap and summed) and the peaks (maximum over the overlapping member
-# intervals). Seeds 001/002: each queue manager reports only its own activity on a shared object.
+# intervals). Each queue manager reports only its own activity on a shared object (SEED_QSG).
 # This is the one definition of the roll-up reconciliation (the dbt project has no copy of it).
 # The recomputation takes a different route from the models (README "QSG roll-ups: interval grid and
 # coverage"): it reads the member facts (the models read the intermediate rows), builds the day's

@@ -441,7 +441,7 @@ def _depth_and_age(
     depth_high = np.maximum(depth_high, fill_peak)
     if shared.any():
         # Each queue manager sees the group's depth only at its own puts and at collection
-        # (seed 000): its high/low lie between the collection depth and the group's extremes.
+        # (IBM MQ 'Queue data records'): its high/low lie between the collection depth and the group's extremes.
         j = queues.shared_index[shared]
         peak, low = shared_now["peak"][j], shared_now["low"][j]
         putting = total[shared] > 0
