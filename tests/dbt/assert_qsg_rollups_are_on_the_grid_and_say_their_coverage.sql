@@ -9,39 +9,29 @@
 with
 
 rollups as (
-    select
-        'fct_shared_queue_qsg_stats' as fact_model,
-        qsg_name,
-        queue_name as item_name,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        qmgrs_expected,
-        qmgrs_active,
-        qmgrs_reporting,
-        qmgrs_with_counters,
-        covered_member_seconds,
-        expected_member_seconds,
-        coverage_ratio
-    from {{ ref('fct_shared_queue_qsg_stats') }}
-
-    union all
-
-    select
-        'fct_cf_structure_stats' as fact_model,
-        qsg_name,
-        structure_name as item_name,
-        interval_start_at,
-        interval_end_at,
-        interval_seconds,
-        qmgrs_expected,
-        qmgrs_active,
-        qmgrs_reporting,
-        qmgrs_with_counters,
-        covered_member_seconds,
-        expected_member_seconds,
-        coverage_ratio
-    from {{ ref('fct_cf_structure_stats') }}
+    {%- for fact_model, item_column in [
+        ('fct_shared_queue_qsg_stats', 'queue_name'),
+        ('fct_cf_structure_stats', 'structure_name'),
+    ] %}
+        select
+            '{{ fact_model }}' as fact_model,
+            qsg_name,
+            {{ item_column }} as item_name,
+            interval_start_at,
+            interval_end_at,
+            interval_seconds,
+            qmgrs_expected,
+            qmgrs_active,
+            qmgrs_reporting,
+            qmgrs_with_counters,
+            covered_member_seconds,
+            expected_member_seconds,
+            coverage_ratio
+        from {{ ref(fact_model) }}
+        {%- if not loop.last %}
+            union all
+        {%- endif %}
+    {%- endfor %}
 )
 
 select *
