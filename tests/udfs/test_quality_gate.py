@@ -48,6 +48,7 @@ def test_every_check_names_columns_its_raw_frame_has():
     frame_columns["quarantine"] = {"source_file", "offset", "length", "smf_type", "smf_subtype", "reason"}
     frame_columns["unloaded_records"] = {c.split()[0] for c in UNLOADED_COLUMNS.split(", ")}
     frame_columns["qqst_shared"] = frame_columns["qqst"] | {"dq_cf_structures", "dq_usual_cf_structure"}
+    frame_columns["event_groups"] = {"dq_messages", "dq_answering_qmgrs", "dq_queues", "dq_events"}
     for c in cat.checks:
         frame = cat.frames[c.frame]
         available = frame_columns[c.frame] | {n for n, _ in frame.derived} | set(c.rule.derived)
@@ -237,7 +238,7 @@ def audit_table(tables: dict[str, pa.Table], extra: dict | None = None) -> pa.Ta
 
     records: dict[tuple, set] = {}
     for name, t in tables.items():
-        if name.startswith("smf_"):
+        if name.startswith("smf_") or "smf_type" not in t.column_names:  # not an SMF structure's table
             continue
         columns = (t[c].to_pylist() for c in ("source_file", "smf_type", "smf_subtype", "record_offset"))
         for f, typ, sub, off in zip(*columns, strict=True):
@@ -268,7 +269,32 @@ def clean_tables() -> dict[str, pa.Table]:
     out["smf_quarantine"] = quarantine_table(0)
     out = {name: t if name.startswith("smf_") else _with_load_columns(t) for name, t in out.items()}
     out["smf_load_audit"] = audit_table(out)
+    out["perfm_event"] = _with_load_columns(event_messages())
     return out
+
+
+def event_messages() -> pa.Table:
+    """The queue depth event messages of a small generated QSG day (the generator's dmpmqmsg dumps,
+    read back by mqsmf): several shared-queue groups, each with one message per answering member."""
+    import tempfile
+
+    from mqsmf.generate import ScenarioConfig, plan_scenario, write_scenario
+    from mqsmf.generate.events import write_events
+    from mqsmf.pcf import read_dump
+
+    with tempfile.TemporaryDirectory() as folder:
+        day = f"{folder}/events_day.dat"
+        scenario = plan_scenario(ScenarioConfig(seed=11, qmgrs=3, queues=12, intervals=12))
+        write_scenario(scenario, day)
+        manifest = write_events(scenario, day)
+        tables = [read_dump(path, path.removeprefix(folder + "/"))[0] for path in manifest["files"].values()]
+    return pa.concat_tables(tables)
+
+
+def _event_group_key(events: pa.Table, correl_id: str) -> tuple:
+    """(first writer, queue and CorrelId, first put time) of one event group: how the gate names it."""
+    rows = sorted((r for r in events.to_pylist() if r["correl_id"] == correl_id), key=lambda r: r["put_at"])
+    return (rows[0]["event_qmgr_name"], f"{rows[0]['queue_name']} CorrelId {correl_id}", rows[0]["put_at"])
 
 
 def _set(table: pa.Table, row: int, **values) -> pa.Table:
@@ -479,7 +505,32 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
 
     t["smf_quarantine"] = quarantine_table(2)
     want["quarantined_span"] = {(None, quarantine_table(1)["reason"][0].as_py(), None)}
+
+    # Event groups (shared-queue CorrelIds with two or more answers): the first gets a second copy of
+    # one member's message (new MsgId), the second a message naming another queue, the third one
+    # reporting another event. The planted message is never the group's first one.
+    ev = t["perfm_event"]
+    correl = [c for c in ev["correl_id"].to_pylist() if c and c != "0" * 48]
+    groups = [c for c in dict.fromkeys(correl) if correl.count(c) > 1][:3]
+    assert len(groups) == 3, "the generated day should have three shared-queue event groups"
+    last = [max(_rows_of(ev, correl_id=c), key=lambda i: ev["put_at"][i].as_py()) for c in groups]
+    copy = _set(ev.slice(last[0], 1), 0, msg_id="AB" * 24)
+    other_event = next(r for r in set(ev["reason"].to_pylist()) if r != ev["reason"][last[2]].as_py())
+    ev = _set(_set(ev, last[1], queue_name="ZZZ.ANOTHER.QUEUE"), last[2], reason=other_event)
+    t["perfm_event"] = pa.concat_tables([ev, copy])
+    for check, correl_id in zip(
+        ("event_group_one_message_per_member", "event_group_one_queue", "event_group_one_event"), groups, strict=True
+    ):
+        want[check] = {_event_group_key(t["perfm_event"], correl_id)}
     return t, want
+
+
+def _rows_of(table: pa.Table, **match) -> list[int]:
+    mask = None
+    for column, value in match.items():
+        m = pc.equal(table[column], pa.scalar(value, table.schema.field(column).type))
+        mask = m if mask is None else pc.and_(mask, m)
+    return pc.indices_nonzero(mask).to_pylist()
 
 
 def _write_schema(spark, schema: str, tables: dict[str, pa.Table], folder) -> None:
