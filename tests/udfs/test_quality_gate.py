@@ -762,3 +762,63 @@ def _parse_junit(text: str):
     from .junit_schema import validate_junit
 
     return validate_junit(text)
+
+
+@pytest.mark.spark
+def test_a_run_checks_the_dates_loaded_since_the_last_run_and_keeps_history(spark, warehouse, tmp_path):
+    """Default scope: the interval dates of the loads since the stage's last gate run
+    (smf_load_dates); every run's outcome per check stays in dq_check_history, so the run where a
+    check started failing can be found. The planted NMAG row is the only row of 2025-06-03."""
+    import pyarrow.parquet as pq
+
+    from mqsmf.quality.gate import HISTORY_TABLE, changed_scope, run_gate
+    from mqsmf.warehouse import LOAD_DATES_TABLE, raw_tables
+
+    _, want = warehouse
+    ((qmgr, queue, start),) = want["qqst_nmag_within_flgt"]
+    raw, quality, check = "dq_scope_raw", "dq_scope_quality", "qqst_nmag_within_flgt"
+    spark.sql(f"DROP DATABASE IF EXISTS {quality} CASCADE")
+
+    def load_dates(load_id: str, loaded_at: datetime, day: str) -> pa.Table:
+        row = {"load_id": load_id, "loaded_at": loaded_at, "table_name": "qqst", "rows_added": 1,
+               "interval_date": datetime.fromisoformat(day).date(), "load_date": loaded_at.date()}  # fmt: skip
+        return pa.Table.from_pylist([row], schema=raw_tables()[LOAD_DATES_TABLE])
+
+    _write_schema(spark, raw, {LOAD_DATES_TABLE: load_dates("A", datetime.now(UTC) - timedelta(hours=2), "2025-06-02")},
+                  tmp_path)  # fmt: skip
+    spark.sql(
+        f"CREATE TABLE {raw}.qqst USING parquet AS SELECT *, CASE WHEN qmgr = '{qmgr}' AND QQSTQNAM = '{queue}' "
+        f"AND interval_start = timestamp_micros({int(start.timestamp() * 1e6)}) THEN DATE '2025-06-03' "
+        "ELSE DATE '2025-06-02' END AS interval_date FROM dq_test_bad.qqst"
+    )
+    total = spark.table(f"{raw}.qqst").count()
+
+    def gate(scope):
+        return run_gate(spark, RAW, schemas={RAW: raw}, quality_schema=quality, docs_dir=None, checks=[check],
+                        scope=scope)  # fmt: skip
+
+    # Never run: every load's dates. The planted row is on a date no load named yet.
+    first = gate(changed_scope(spark, RAW, raw, quality))
+    assert first.scope == "dates 2025-06-02" and first.passed
+    assert first.frame_rows == {"raw.qqst": total - 1}
+    # Nothing loaded since: nothing to check.
+    assert changed_scope(spark, RAW, raw, quality).text == "dates (none)"
+    # A load of 2025-06-03 after that run: only its date is checked, and the planted row fails.
+    pq.write_table(load_dates("B", datetime.now(UTC) + timedelta(seconds=1), "2025-06-03"),
+                   tmp_path / raw / LOAD_DATES_TABLE / "part-1.parquet")  # fmt: skip
+    spark.sql(f"REFRESH TABLE {raw}.{LOAD_DATES_TABLE}")
+    scope = changed_scope(spark, RAW, raw, quality)
+    assert (scope.dates, scope.load_ids) == (("2025-06-03",), ("B",))
+    second = gate(scope)
+    assert second.scope == "dates 2025-06-03" and not second.passed
+    assert second.frame_rows == {"raw.qqst": 1}
+    (outcome,) = second.failed()
+    assert (outcome.check.name, outcome.violations) == (check, 1)
+    history = spark.sql(
+        f"SELECT run_id, scope, passed, violations FROM {quality}.{HISTORY_TABLE} WHERE check_name = '{check}' "
+        "ORDER BY checked_at"
+    ).collect()
+    assert [tuple(r) for r in history] == [
+        (first.run_id, "dates 2025-06-02", True, 0),
+        (second.run_id, "dates 2025-06-03", False, 1),
+    ]
