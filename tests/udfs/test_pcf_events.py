@@ -215,7 +215,17 @@ def test_smf_dump_is_not_taken_for_a_message_dump(tmp_path):
 # Generator <-> reader, and the events against the SMF statistics of the same day
 # --------------------------------------------------------------------------------------------
 
-GENERATED_DAY = dict(seed=11, qmgrs=3, queues=12, intervals=12, versions=("9.3.3", "9.4.0", "10.0.0"))
+# QM02 is down for its interval 9 (written by no record), QM01 never uses the QSG's last shared
+# queue (null events), QM03 runs with PERFMEV(DISABLED) (the default for three members).
+GENERATED_DAY = dict(
+    seed=11,
+    queues=12,
+    intervals=12,
+    interval_seconds=1800,
+    lpars=3,
+    estate=("QM01@QSGA:9.3.3:30", "QM02@QSGA:9.4.0:30:lost=9", "QM03@QSGA:10.0.0:30"),
+    idle_shared=("QM01",),
+)
 
 
 @pytest.fixture(scope="module")
@@ -285,3 +295,52 @@ def test_generated_events_agree_with_the_decoded_smf_statistics(generated):
             assert e["high_q_depth"] == max(int(r["QQSTDPHI"]) for r in window)
         checked += 1
     assert checked == len(manifest["events"])
+
+
+def test_generated_groups_have_null_events_inactive_and_disabled_members(generated):
+    """IBM MQ 'Shared queues and queue depth events on z/OS': an active member that did nothing on the queue writes a null event; a member
+    that is down (its interval is lost) writes none and is no PERFMEV(DISABLED) member."""
+    _, manifest = generated
+    groups = manifest["groups"]
+    idle = [g for g in groups if g["idle_members"]]
+    assert idle and all(g["idle_members"] == ["QM01"] for g in idle)
+    for g in idle:
+        (e,) = [e for e in manifest["events"] if e["correl_id"] == g["correl_id"] and e["qmgr"] == "QM01"]
+        assert (e["msg_enq_count"], e["msg_deq_count"], e["high_q_depth"]) == (0, 0, 0) and e["null_event"]
+    down = [g for g in groups if g["inactive_members"]]
+    assert down and all(g["inactive_members"] == ["QM02"] and g["interval"] == 9 for g in down)
+    for g in groups:
+        assert set(g["answered"]) | set(g["inactive_members"]) | set(g["perfmev_disabled_members"]) == {
+            "QM01", "QM02", "QM03",
+        }  # fmt: skip
+        assert "QM02" in g["answered"] or g in down
+        assert g["perfmev_disabled_members"] == ([] if "QM03" in g["inactive_members"] else ["QM03"])
+
+
+def test_queue_full_fires_where_the_smf_depth_reaches_maxdepth(generated):
+    """One monitored queue has MAXDEPTH = its deepest interval's depth: Queue Full (reason 2053)
+    fires in that interval, after a Queue Depth High or Low event, and the decoded QQST record
+    of that interval shows QQSTDPHI == MAXDEPTH; every other queue keeps the default MAXDEPTH."""
+    from mqsmf import read_file
+
+    day, manifest = generated
+    full = [e for e in manifest["events"] if e["event"] == "QUEUE_FULL"]
+    assert len(full) == 1 and full[0]["reason"] == 2053
+    (e,) = full
+    limits = [q for q in manifest["monitored_queues"] if q["maxdepth"] != 999_999_999]
+    assert [(q["queue"], q["qmgr"]) for q in limits] == [(e["queue"], e["qmgr"])]
+    maxdepth = limits[0]["maxdepth"]
+    tables, _ = read_file(day, ["QQST"])
+    rows = [r for r in tables["QQST"].to_pylist() if (r["qmgr"], r["QQSTQNAM"]) == (e["qmgr"], e["queue"])]
+    put = dt.datetime.fromisoformat(e["put_at"].replace("Z", "+00:00"))
+    (at,) = [r for r in rows if _to_minute(r["interval_start"]) < put <= _to_minute(r["interval_end"])]
+    assert int(at["QQSTDPHI"]) == maxdepth == max(int(r["QQSTDPHI"]) for r in rows)
+    earlier = [
+        x
+        for x in manifest["events"]
+        if (x["qmgr"], x["queue"]) == (e["qmgr"], e["queue"]) and x["put_us"] < e["put_us"]
+    ]
+    # Queue Full is enabled by a Queue Depth High or Low event (IBM: "Enabling queue depth events")
+    assert earlier and earlier[-1]["event"] in ("QUEUE_DEPTH_HIGH", "QUEUE_DEPTH_LOW")
+    for r in rows:
+        assert int(r["QQSTDPHI"]) <= maxdepth

@@ -24,7 +24,17 @@ TARGET_SCHEMA = "pcf_events_test"
 RAW = "pcf_events_raw"
 MARTS = f"{TARGET_SCHEMA}_marts"
 STAGING = f"{TARGET_SCHEMA}_staging"
-DAY = dict(seed=11, qmgrs=3, queues=12, intervals=12, versions=("9.3.3", "9.4.0", "10.0.0"))
+# QM02 is down for its interval 9 (no SMF record: inactive), QM01 never uses the QSG's last shared
+# queue (null events), QM03 has PERFMEV(DISABLED); one private queue fills (Queue Full).
+DAY = dict(
+    seed=11,
+    queues=12,
+    intervals=12,
+    interval_seconds=1800,
+    lpars=3,
+    estate=("QM01@QSGA:9.3.3:30", "QM02@QSGA:9.4.0:30:lost=9", "QM03@QSGA:10.0.0:30"),
+    idle_shared=("QM01",),
+)
 GATE_TEST = "assert_shared_queue_event_groups_have_one_message_per_member"
 EVENT_CHECKS = ("event_group_one_message_per_member", "event_group_one_queue", "event_group_one_event")
 SELECT = [
@@ -46,7 +56,7 @@ def day(spark, dbt, tmp_path_factory):
     with pytest.MonkeyPatch.context() as env:
         env.setenv("MQSMF_SCHEMA", TARGET_SCHEMA)
 
-        def build(paths: list[str]):
+        def build(paths: list[str], **extra_vars):
             # cautious: a test runs only when every model it reads is built here
             return dbt(
                 "build",
@@ -55,7 +65,7 @@ def day(spark, dbt, tmp_path_factory):
                 "--indirect-selection",
                 "cautious",
                 "--vars",
-                json.dumps({"smf_paths": paths, "raw_schema": RAW}),
+                json.dumps({"smf_paths": paths, "raw_schema": RAW, **extra_vars}),
             )
 
         result = build(files)
@@ -104,7 +114,8 @@ def test_event_groups_match_the_generator(spark, day):
         assert (r.queue_name, r.event, r.qsg_name) == (g["queue"], g["event"], "QSGA")
         assert r.answering_qmgrs == sorted(g["answered"])
         assert r.silent_qmgrs == sorted(g["not_answered"])
-        assert r.silent_active_qmgrs == sorted(g["not_answered"]) and r.inactive_qmgrs == []
+        assert r.silent_active_qmgrs == sorted(g["perfmev_disabled_members"])
+        assert r.inactive_qmgrs == sorted(g["inactive_members"])
         assert r.idle_qmgrs == sorted(g["idle_members"])
         if g["coordinator_wrote"]:
             assert r.coordinating_qmgr_name == g["coordinator"]
@@ -114,6 +125,37 @@ def test_event_groups_match_the_generator(spark, day):
             g["max_high_q_depth"],
         )
         assert r.message_count == r.answering_qmgr_count == len(g["answered"]) and r.qsg_member_count == 3
+    # the day has each kind of member the marts tell apart
+    assert any(g["inactive_members"] for g in groups) and any(g["idle_members"] for g in groups)
+    assert any(g["perfmev_disabled_members"] for g in groups)
+
+
+def test_queue_full_events_match_the_generator(spark, day):
+    """Queue Full (MQRC_Q_FULL 2053) on the queue whose MAXDEPTH the manifest sets to its deepest
+    interval: one row, on that queue, in the interval whose QQSTDPHI reached MAXDEPTH."""
+    want = [e for e in day.events["events"] if e["reason"] == 2053]
+    (queue,) = [q for q in day.events["monitored_queues"] if q["maxdepth"] != 999_999_999]
+    assert [(e["qmgr"], e["queue"]) for e in want] == [(queue["qmgr"], queue["queue"])]
+    rows = spark.sql(
+        f"select qmgr_name, queue_name, event, reason_code, msg_id, high_q_depth "
+        f"from {MARTS}.fct_queue_depth_events where event = 'QUEUE_FULL'"
+    ).collect()
+    assert [(r.qmgr_name, r.queue_name, r.reason_code, r.msg_id) for r in rows] == [
+        (e["qmgr"], e["queue"], 2053, e["msg_id"]) for e in want
+    ]
+    # the statistics interval the event was put in (its end is within a minute of the put)
+    (hit,) = spark.sql(
+        f"""
+        select s.depth_high
+        from {MARTS}.fct_queue_depth_events e
+        join {STAGING}.stg_smf__qqst s
+          on s.qmgr_name = e.qmgr_name and s.queue_name = e.queue_name
+         and s.interval_start_at <= e.put_at - interval 60 seconds
+         and e.put_at < s.interval_end_at + interval 60 seconds
+        where e.event = 'QUEUE_FULL'
+        """
+    ).collect()
+    assert hit.depth_high == queue["maxdepth"]
 
 
 def test_event_counts_equal_the_smf_queue_statistics_over_their_windows(spark, day):
@@ -163,7 +205,10 @@ def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day)
     planted = block.replace(f"A MSI {row['msg_id']}", "A MSI " + "AB" * 24)
     dup = day.work / "planted_duplicate.perfm.dmp"
     dup.write_text("* planted duplicate answer\n\n" + planted)
-    result = day.build([*day.events["files"].values(), str(dup)])
+    # ... and declares QM01's PERFMEV with the var, which wins over the seed and the inference
+    result = day.build(
+        [*day.events["files"].values(), str(dup)], perfmev_settings=[{"qmgr_name": "QM01", "perfmev": "disabled"}]
+    )
     assert spark.table(f"{RAW}.perfm_event").count() == len(day.events["events"]) + 1
     failed = [r for r in result.result if r.status == "fail"]
     assert [r.node.name for r in failed] == [GATE_TEST]
@@ -187,3 +232,8 @@ def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day)
     assert json.loads(sample["values"]) == {
         "dq_messages": len(group["answered"]) + 1, "dq_answering_qmgrs": len(group["answered"]),
     }  # fmt: skip
+    perfmev = {
+        r.qmgr_name: (r.perfmev, r.perfmev_source) for r in spark.table(f"{MARTS}.fct_qsg_perfmev_advisories").collect()
+    }
+    assert perfmev["QM01"] == ("DISABLED", "var perfmev_settings")
+    assert perfmev["QM03"] == ("DISABLED", "inferred from event groups")

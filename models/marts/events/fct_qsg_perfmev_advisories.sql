@@ -1,12 +1,13 @@
 -- PERFMEV of every queue-sharing group member, and whether the group's members differ. IBM
 -- recommends the same PERFMEV setting on every member ("Shared queues and queue depth events", IBM
 -- MQ for z/OS documentation): a member with PERFMEV(DISABLED) writes no shared-queue event
--- messages. The setting comes from the dbt var perfmev_settings when declared
--- ({qmgr_name: QM01, perfmev: DISABLED}), else it is inferred from the event groups: a member
--- that answered is ENABLED, one that stayed silent while active is DISABLED, one that did both
--- changed its setting during the data (VARIES); no evidence leaves it UNKNOWN.
+-- messages. Where the setting comes from, first that applies: the dbt var perfmev_settings
+-- ({qmgr_name: QM01, perfmev: DISABLED}, an override), the column perfmev of the seed
+-- site_config_queue_managers (a row naming the queue manager before the '*' row; empty = unknown),
+-- else inferred from the event groups: a member that answered is ENABLED, one that stayed silent
+-- while active is DISABLED, one that did both changed its setting during the data (VARIES); no
+-- evidence leaves it UNKNOWN.
 -- Grain: one row per queue-sharing group member.
-{%- set declared = var('perfmev_settings', []) %}
 with
 
 members as (
@@ -17,17 +18,31 @@ members as (
     where is_qsg_member
 ),
 
-declared as (
+site_config as (
+    {{ mp16_site_config(
+        'site_config_queue_managers', 'perfmev_settings', {'qmgr_name': 'string', 'perfmev': 'string'}
+    ) }}
+),
+
+site_settings as (
     select
         qmgr_name,
-        upper(perfmev) as perfmev
-    from
-        values
-        {%- for row in declared %}
-            ({{ mqsmf_sql_string(row['qmgr_name']) }}, {{ mqsmf_sql_string(row['perfmev']) }}, true),
-        {%- endfor %}
-        (null, null, false) as declared_rows (qmgr_name, perfmev, is_declared)
-    where is_declared
+        upper(trim(perfmev)) as perfmev,
+        from_var,
+        (case when from_var then 2 else 0 end) + (case when qmgr_name != '*' then 1 else 0 end) as precedence
+    from site_config
+    where nullif(trim(perfmev), '') is not null
+),
+
+declared as (
+    select
+        members.qmgr_name,
+        max_by(site_settings.perfmev, site_settings.precedence) as perfmev,
+        max_by(site_settings.from_var, site_settings.precedence) as from_var
+    from members
+    inner join site_settings
+        on members.qmgr_name = site_settings.qmgr_name or site_settings.qmgr_name = '*'
+    group by members.qmgr_name
 ),
 
 groups as (
@@ -60,7 +75,8 @@ settings as (
             end
         ) as perfmev,
         case
-            when declared.perfmev is not null then 'var perfmev_settings'
+            when declared.from_var then 'var perfmev_settings'
+            when declared.perfmev is not null then 'seed site_config_queue_managers'
             when evidence.groups_answered + evidence.groups_silent_while_active > 0 then 'inferred from event groups'
             else 'no evidence'
         end as perfmev_source

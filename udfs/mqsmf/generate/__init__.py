@@ -149,6 +149,12 @@ def add_subcommand(subparsers) -> None:
         "FILE.<QMGR>.perfm.dmp (+ FILE.events.manifest.json)",
     )
     g.add_argument(
+        "--idle-shared",
+        metavar="QMGR,...",
+        help="QSG members that neither put to nor get from the group's last shared queue "
+        "(their event messages for it are null events)",
+    )
+    g.add_argument(
         "--perfmev-disabled",
         metavar="QMGR,...",
         help="queue managers with PERFMEV(DISABLED) for --events (default: the last of three or more; '' for none)",
@@ -176,6 +182,8 @@ def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
     }
     if args.versions:
         overrides["versions"] = tuple(v for v in args.versions.split(",") if v.strip())
+    if getattr(args, "idle_shared", None):
+        overrides["idle_shared"] = tuple(q.strip().upper() for q in args.idle_shared.split(",") if q.strip())
     if args.no_partial_records:
         overrides["partial_records"] = False
     if getattr(args, "qmgr", None):

@@ -245,6 +245,9 @@ class ScenarioConfig:
     # An estate: one QmgrPlan (or its spec string) per queue manager; replaces qmgrs, qsg, versions
     # and qmgr_prefix, and intervals x interval_seconds is then the span the queue managers cover.
     estate: tuple[QmgrPlan, ...] = ()
+    # Queue managers that neither put to nor get from their QSG's last shared queue: their queue
+    # depth event messages for it are null events (IBM MQ 'Shared queues and queue depth events on z/OS').
+    idle_shared: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "versions", tuple(normalise_version(v) for v in self.versions))
@@ -309,7 +312,7 @@ class ScenarioConfig:
             v = getattr(self, f.name)
             out[f.name] = (
                 [str(t) for t in v]
-                if f.name in ("inject", "violate", "estate")
+                if f.name in ("inject", "violate", "estate", "idle_shared")
                 else list(v)
                 if isinstance(v, tuple)
                 else v

@@ -430,10 +430,15 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
             producers=prof["producers"],
             depth_cap=cap,
         )
+        name = plan.name if plan else qmgr_name(m, config.qmgr_prefix)
+        if name in config.idle_shared and n_shared:
+            last = np.nonzero(is_shared)[0][-1]  # no application of this queue manager uses it
+            for rates in (queues.persistent_rate, queues.nonpersistent_rate, queues.consumers, queues.producers):
+                rates[last] = 0
         qmgrs.append(
             QueueManager(
                 index=m,
-                name=plan.name if plan else qmgr_name(m, config.qmgr_prefix),
+                name=name,
                 system_id=lpar_name(lpar),
                 utc_offset_min=LPAR_UTC_OFFSETS[lpar % len(LPAR_UTC_OFFSETS)],
                 version=plan.version if plan else config.versions[m % len(config.versions)],
@@ -451,4 +456,7 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
                 intervals=schedule(config, plan),
             )
         )
+    unknown = sorted(set(config.idle_shared) - {q.name for q in qmgrs if q.qsg})
+    if unknown:
+        raise ValueError(f"idle_shared: {', '.join(unknown)} is no queue-sharing group member")
     return Topology(config, qmgrs, shared_names, shared_structure, CF_STRUCTURES, shared_qsg)
