@@ -68,7 +68,8 @@ def day(spark, dbt, tmp_path_factory):
                 json.dumps({"smf_paths": paths, "raw_schema": RAW, **extra_vars}),
             )
 
-        result = build(files)
+        # QM02's PERFMEV is declared (the var wins over the seed's empty perfmev and the inference)
+        result = build(files, perfmev_settings=[{"qmgr_name": "QM02", "perfmev": "enabled"}])
         yield SimpleNamespace(result=result, files=files, events=events, work=work, build=build)
 
 
@@ -185,6 +186,8 @@ def test_the_perfmev_advisory_flags_the_group(spark, day):
     assert {q: r.perfmev for q, r in rows.items()} == day.events["perfmev"]
     assert all(r.qsg_settings_differ for r in rows.values())
     assert rows["QM03"].perfmev_source == "inferred from event groups" and "QM03" in rows["QM03"].advice
+    assert rows["QM01"].perfmev_source == "inferred from event groups"
+    assert rows["QM02"].perfmev_source == "var perfmev_settings"
     assert rows["QM01"].advice is None
 
 
@@ -205,10 +208,7 @@ def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day)
     planted = block.replace(f"A MSI {row['msg_id']}", "A MSI " + "AB" * 24)
     dup = day.work / "planted_duplicate.perfm.dmp"
     dup.write_text("* planted duplicate answer\n\n" + planted)
-    # ... and declares QM01's PERFMEV with the var, which wins over the seed and the inference
-    result = day.build(
-        [*day.events["files"].values(), str(dup)], perfmev_settings=[{"qmgr_name": "QM01", "perfmev": "disabled"}]
-    )
+    result = day.build([*day.events["files"].values(), str(dup)])
     assert spark.table(f"{RAW}.perfm_event").count() == len(day.events["events"]) + 1
     failed = [r for r in result.result if r.status == "fail"]
     assert [r.node.name for r in failed] == [GATE_TEST]
@@ -232,8 +232,3 @@ def test_reloading_adds_no_row_and_a_duplicate_answer_fails_the_gate(spark, day)
     assert json.loads(sample["values"]) == {
         "dq_messages": len(group["answered"]) + 1, "dq_answering_qmgrs": len(group["answered"]),
     }  # fmt: skip
-    perfmev = {
-        r.qmgr_name: (r.perfmev, r.perfmev_source) for r in spark.table(f"{MARTS}.fct_qsg_perfmev_advisories").collect()
-    }
-    assert perfmev["QM01"] == ("DISABLED", "var perfmev_settings")
-    assert perfmev["QM03"] == ("DISABLED", "inferred from event groups")
