@@ -298,8 +298,9 @@ def test_generated_events_agree_with_the_decoded_smf_statistics(generated):
 
 
 def test_generated_groups_have_null_events_inactive_and_disabled_members(generated):
-    """IBM MQ 'Shared queues and queue depth events on z/OS': an active member that did nothing on the queue writes a null event; a member
-    that is down (its interval is lost) writes none and is no PERFMEV(DISABLED) member."""
+    """IBM MQ 'Shared queues and queue depth events on z/OS': an active member that did nothing on
+    the queue writes a null event; a member that is down (its interval is lost) writes none and is
+    no PERFMEV(DISABLED) member."""
     _, manifest = generated
     groups = manifest["groups"]
     idle = [g for g in groups if g["idle_members"]]
