@@ -345,3 +345,30 @@ def test_queue_full_fires_where_the_smf_depth_reaches_maxdepth(generated):
     assert earlier and earlier[-1]["event"] in ("QUEUE_DEPTH_HIGH", "QUEUE_DEPTH_LOW")
     for r in rows:
         assert int(r["QQSTDPHI"]) <= maxdepth
+
+
+def test_an_idle_member_reports_no_traffic_on_its_idle_shared_queue(generated):
+    """--idle-shared QM01: in the decoded SMF statistics QM01 neither puts to nor gets from the QSG's
+    last shared queue in any interval, while the other members do."""
+    from mqsmf import read_file
+
+    day, manifest = generated
+    (queue,) = {g["queue"] for g in manifest["groups"] if g["idle_members"]}
+    tables, _ = read_file(day, ["QQST"])
+    traffic: dict[str, int] = {}
+    for r in tables["QQST"].to_pylist():
+        if r["QQSTQNAM"] == queue:
+            moved = int(r["QQSTPUTS"]) + int(r["QQSTPUT1"]) + int(r["QQSTGETS"])
+            traffic[r["qmgr"]] = traffic.get(r["qmgr"], 0) + moved
+    assert traffic["QM01"] == 0 and traffic["QM02"] > 0 and traffic["QM03"] > 0
+
+
+def test_cli_rejects_an_idle_member_outside_the_qsg(tmp_path, capsys):
+    from mqsmf.cli import main
+
+    out = str(tmp_path / "d.dat")
+    assert (
+        main(["generate", "--out", out, "--qmgrs", "2", "--queues", "10", "--intervals", "1", "--idle-shared", "QM09"])
+        == 2
+    )
+    assert "QM09 is no queue-sharing group member" in capsys.readouterr().err
