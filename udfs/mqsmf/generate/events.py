@@ -15,8 +15,10 @@ The events follow the SMF statistics of the same run (the simulation the SMF rec
 * an event is put at the end of the interval it fires in (``PUT_BEFORE_END_MS`` before the end of
   the coordinating queue manager's interval): each message's counts cover whole SMF intervals of
   the writing queue manager, those that start at or after its statistics reset (its previous event,
-  the start of its day or its restart) and before the put (the last second of an interval is
-  counted in no event: the model's one approximation): MsgEnqCount = sum of QQSTPUTS + QQSTPUT1,
+  the start of its day or its restart) and before the put (the model's one approximation: an
+  interval still open at the put is counted whole in that event, the last second of the
+  coordinator's interval in none; members whose intervals do not line up with the coordinator's,
+  as in an estate, can write null events for lack of a new interval): MsgEnqCount = sum of QQSTPUTS + QQSTPUT1,
   MsgDeqCount = sum of QQSTGETS, HighQDepth = max QQSTDPHI; a member that did nothing on the queue
   writes zeros (a "null event", e.g. one of ``ScenarioConfig.idle_shared``);
 * shared queues (IBM MQ 'Shared queues and queue depth events on z/OS'): the coordinating queue
