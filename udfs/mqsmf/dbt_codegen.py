@@ -25,13 +25,18 @@ import pyarrow as pa
 
 from .decode import arrow_schema
 from .layouts import Field, Layout, layouts
-from .pcf.reader import STRUCTURE as PCF_STRUCTURE
-from .warehouse import AUDIT_TABLE, LOAD_DATES_TABLE, QUARANTINE_TABLE, RAW_SCHEMA, raw_tables
+from .warehouse import (
+    AUDIT_TABLE,
+    LOAD_DATES_TABLE,
+    QUARANTINE_TABLE,
+    RAW_SCHEMA,
+    SMF_SOURCE,
+    dbt_source,
+    raw_tables,
+)
 
 STAGING_DIR = Path("models") / "staging"
 DOCS_FILE = STAGING_DIR / "_smf__docs.md"
-SOURCE_NAME = RAW_SCHEMA
-PCF_SOURCE_NAME = "pcf_raw"  # models/staging/_pcf__sources.yml
 # Doc blocks of the columns every raw table and staging model shares are named smf__<staging alias>;
 # the intermediate models and marts use them too ({{ doc('smf__qmgr_name') }}).
 DOC_PREFIX = "smf__"
@@ -330,7 +335,7 @@ def render_sql(lay: Layout) -> str:
         "with",
         "",
         "source as (",
-        f"    select * from {{{{ source('{SOURCE_NAME}', '{lay.name.lower()}') }}}}",
+        f"    select * from {{{{ source('{SMF_SOURCE}', '{lay.name.lower()}') }}}}",
         "),",
         "",
         "renamed as (",
@@ -406,7 +411,7 @@ def render_sources_yaml(lays: list[Layout]) -> str:
         "version: 2",
         "",
         "sources:",
-        f"  - name: {SOURCE_NAME}",
+        f"  - name: {SMF_SOURCE}",
         "    description: "
         + _q(
             "Raw decoded SMF 115/116 structures as the loader (mqsmf.spark.load) writes them: parquet, one table "
@@ -513,12 +518,6 @@ EXPOSURES = {
 }
 
 
-def source_name(table: str) -> str:
-    """The dbt source declaring a raw table: the PCF event messages have their own (hand-written,
-    models/staging/_pcf__sources.yml); every other raw table is in the generated SMF source."""
-    return PCF_SOURCE_NAME if table == PCF_STRUCTURE.lower() else SOURCE_NAME
-
-
 def render_exposures_yaml() -> str:
     deps = exposure_dependencies()
     lines = [
@@ -535,7 +534,7 @@ def render_exposures_yaml() -> str:
         lines += [f"  - name: {name}"]
         lines += [f"    {k}: {_q(v)}" for k, v in spec.items()]
         lines += ["    owner:", f"      name: {_q('MQ performance and capacity team')}", "    depends_on:"]
-        lines += [f"      - source('{source_name(t)}', '{t}')" for t in deps[name]["sources"]]
+        lines += [f"      - source('{dbt_source(t)}', '{t}')" for t in deps[name]["sources"]]
         lines += [f"      - ref('{t}')" for t in deps[name]["refs"]]
     return "\n".join(lines) + "\n"
 

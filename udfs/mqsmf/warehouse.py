@@ -89,6 +89,19 @@ def raw_table(structure: str) -> str:
     return structure.lower()
 
 
+# The dbt sources that declare the raw tables: the SMF ones (generated, models/staging/_smf__sources.yml)
+# and the PCF event messages (models/staging/_pcf__sources.yml).
+SMF_SOURCE = "smf_raw"
+PCF_SOURCE = "pcf_raw"
+
+
+def dbt_source(table: str) -> str:
+    """The dbt source declaring a raw table."""
+    from .pcf import reader as events
+
+    return PCF_SOURCE if table == raw_table(events.STRUCTURE) else SMF_SOURCE
+
+
 def loaded_structures() -> list[str]:
     """What a load writes a table for: the SMF structures, then the queue depth event messages of
     dmpmqmsg dumps (``mqsmf.pcf``)."""

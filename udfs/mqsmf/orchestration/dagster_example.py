@@ -38,13 +38,15 @@ from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_as
 from ..quality.checks import MARTS, RAW, catalogue
 from ..spark.load import AUDIT_TABLE, QUARANTINE_TABLE, raw_table, raw_tables
 from ..spark.session import resolve_project_dir
+from ..warehouse import PCF_SOURCE, SMF_SOURCE, dbt_source
 
-RAW_SOURCE = "smf_raw"  # the dbt source the loader's tables are declared under
-AUDIT_KEY = dg.AssetKey([RAW_SOURCE, AUDIT_TABLE])
+LOAD_ASSETS = "smf_raw"  # the load's multi-asset (and op) name; also its asset group
+AUDIT_KEY = dg.AssetKey([dbt_source(AUDIT_TABLE), AUDIT_TABLE])
 
 
 def raw_key(table: str) -> dg.AssetKey:
-    return dg.AssetKey([RAW_SOURCE, table])
+    """A raw table's asset key: the key dagster-dbt gives the dbt source that declares it."""
+    return dg.AssetKey([dbt_source(table), table])
 
 
 DEFAULT_LANDING = "/data/smf"
@@ -78,10 +80,13 @@ def _failure(what: str, done: subprocess.CompletedProcess) -> dg.Failure:
 
 
 class MqsmfTranslator(DagsterDbtTranslator):
-    """dbt sources of ``smf_raw`` are the load's raw-table assets; everything else as dbt names it."""
+    """The dbt sources of the raw tables are the load's raw-table assets; everything else as dbt names it."""
 
     def get_asset_key(self, dbt_resource_props: Mapping[str, Any]) -> dg.AssetKey:
-        if dbt_resource_props.get("resource_type") == "source" and dbt_resource_props.get("source_name") == RAW_SOURCE:
+        if dbt_resource_props.get("resource_type") == "source" and dbt_resource_props.get("source_name") in (
+            SMF_SOURCE,
+            PCF_SOURCE,
+        ):
             return raw_key(dbt_resource_props["name"])
         return super().get_asset_key(dbt_resource_props)
 
@@ -133,11 +138,11 @@ def build_definitions(
     translator = MqsmfTranslator()
 
     raw_specs = [
-        dg.AssetSpec(raw_key(table), group_name=RAW_SOURCE, description=f"raw table {RAW_SOURCE}.{table} (mqsmf load)")
+        dg.AssetSpec(raw_key(table), group_name=LOAD_ASSETS, description=f"raw table {table} (mqsmf load)")
         for table in raw_tables()
     ]
 
-    @dg.multi_asset(specs=raw_specs, name="smf_raw")
+    @dg.multi_asset(specs=raw_specs, name=LOAD_ASSETS)
     def smf_raw(context: dg.AssetExecutionContext, config: SmfLoadConfig):
         if not config.paths:
             raise dg.Failure("no SMF dumps to load: give the run config ops.smf_raw.config.paths")
@@ -221,7 +226,7 @@ def _load_run(start: datetime, hourly: bool) -> dg.RunRequest:
     folder = landing_folder(start, hourly)
     return dg.RunRequest(
         run_key=folder,
-        run_config=dg.RunConfig(ops={"smf_raw": SmfLoadConfig(paths=[folder])}),
+        run_config=dg.RunConfig(ops={LOAD_ASSETS: SmfLoadConfig(paths=[folder])}),
         tags={"mqsmf/landing": folder},
     )
 
