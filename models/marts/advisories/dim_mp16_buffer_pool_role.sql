@@ -1,7 +1,8 @@
 -- The MP16 role of every buffer pool (SYS, SHORT, LONG, OTHER or UNKNOWN; MP16 "Buffer pool usage"
 -- (ch. 1, p. 19)) from the site configuration: seed site_config_buffer_pools plus the var
--- mp16_buffer_pool_roles. The most specific row wins (queue manager and pool named, then queue manager named, then pool named, then
--- '*' / '*'); a var row beats a seed row of the same specificity. No matching row: UNKNOWN.
+-- mp16_buffer_pool_roles. The most specific row wins (queue manager and pool named, then queue
+-- manager named, then pool named, then '*' / '*'); a var row beats a seed row of the same
+-- specificity. No matching row: UNKNOWN.
 -- Grain: one row per queue manager x buffer pool seen in the statistics.
 
 with
