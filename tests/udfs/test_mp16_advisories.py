@@ -32,6 +32,7 @@ import pytest
 
 from mqsmf.generate import buffer_pool_roles
 
+from .dbt_results import failures
 from .mp16_scenario import (
     BP09_NO_WRITES,
     BP11_POOL,
@@ -111,7 +112,7 @@ def built(spark, dbt, tmp_path_factory):
             "--select", f"+{ADVISORIES}", "path:seeds", *SINGULAR_TESTS,
             "--vars", json.dumps(variables),
         )  # fmt: skip
-        assert result.success, _failures(result)
+        assert result.success, failures(result)
         advisories = _advisories(spark, MARTS)
         summary = spark.table(f"{MARTS}.fct_mp16_daily_summary").toPandas()
         overrides = {"BP11_window": 1, "CF03_critical": 99, "BP09_window": 2, "BP17_info": 3}
@@ -119,7 +120,7 @@ def built(spark, dbt, tmp_path_factory):
             "run", "--threads", "4", "--select", *OVERRIDDEN_MODELS,
             "--vars", json.dumps({**variables, "smf_paths": [], "mp16_thresholds": overrides}),
         )  # fmt: skip
-        assert rebuilt.success, _failures(rebuilt)
+        assert rebuilt.success, failures(rebuilt)
         overridden = SimpleNamespace(
             advisories=_injected_only(_advisories(spark, MARTS)),
             rules=spark.table(f"{MARTS}.dim_mp16_rule").toPandas().set_index("rule_id"),
@@ -143,16 +144,6 @@ def built(spark, dbt, tmp_path_factory):
 def _injected_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of the injected scenario's queue managers (QM01-QM04; the clean one's are QC01-QC04)."""
     return frame[frame.qmgr_name.str.startswith("QM")]
-
-
-def _failures(result) -> list[str]:
-    if result.exception:
-        return [repr(result.exception)]
-    return [
-        f"{r.node.unique_id}: {r.status} {r.message}"
-        for r in result.result
-        if r.status not in ("success", "pass", "no-op")
-    ]
 
 
 def _advisories(spark, marts: str) -> pd.DataFrame:
@@ -589,7 +580,7 @@ def test_daily_summary_adds_up(built):
 
 def test_dbt_tests_of_the_advisories_and_seeds_pass(built):
     tests = [r for r in built.tests.result if r.node.resource_type == "test"]
-    assert all(r.status == "pass" for r in tests), _failures(built.tests)
+    assert all(r.status == "pass" for r in tests), failures(built.tests)
     ran = {r.node.name for r in tests}
     assert set(SINGULAR_TESTS) <= ran
     assert any("fct_mp16_advisories" in name for name in ran) and any("mp16_rules" in name for name in ran)
