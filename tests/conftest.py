@@ -77,22 +77,7 @@ def pytest_addoption(parser):
     )
 
 
-# Modules whose tests share a session-scoped warehouse (one dbt build): one xdist worker runs them all.
-SHARED_BUILDS = ("pathology_day",)
-
-
 def pytest_collection_modifyitems(config, items):
-    # Parallel runs (pytest -n N --dist loadgroup, as .ci/test does): a module is one unit of work, so
-    # its module-scoped warehouse is built once; modules sharing a session-scoped build go together.
-    groups: dict[str, str] = {}
-    for item in items:
-        module = item.nodeid.split("::")[0]
-        shared = next((f for f in SHARED_BUILDS if f in getattr(item, "fixturenames", ())), None)
-        if shared:
-            groups[module] = shared
-        groups.setdefault(module, module)
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::")[0]]))
     # The default run (CI) must stay within its time budget: the extended campaigns are skipped with
     # their reason shown, never silently, and run with --extended.
     if config.getoption("--extended"):
