@@ -21,6 +21,13 @@ import pytest
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 
+# An xdist worker's __main__ (execnet) has neither __spec__ nor __file__; pyspark.sql.connect takes
+# that for a doctest run and calls sys.exit(0) when imported (great_expectations imports it). Give the
+# worker's __main__ a file name, as a `pytest` process's has.
+_main = sys.modules["__main__"]
+if getattr(_main, "__spec__", None) is None and not hasattr(_main, "__file__"):
+    _main.__file__ = "<pytest-xdist worker>"
+
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory):
