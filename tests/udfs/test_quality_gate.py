@@ -308,11 +308,7 @@ def _set(table: pa.Table, row: int, **values) -> pa.Table:
 
 
 def _row(table: pa.Table, **match) -> int:
-    mask = None
-    for column, value in match.items():
-        m = pc.equal(table[column], pa.scalar(value, table.schema.field(column).type))
-        mask = m if mask is None else pc.and_(mask, m)
-    hits = pc.indices_nonzero(mask).to_pylist()
+    hits = _rows_of(table, **match)
     assert hits, f"no row with {match}"
     return hits[0]
 

@@ -155,11 +155,6 @@ class Catalogue:
 # ----------------------------------------------------------------------------------------------
 
 
-def table_of(structure: str) -> str:
-    """Raw table of a structure (the loader's contract: one lower-case table per structure)."""
-    return structure.lower()
-
-
 def _statistics_structures() -> list[Layout]:
     return [lay for lay in layouts().values() if all(p.smf_type == 115 for p in lay.placements)]
 
@@ -184,7 +179,7 @@ def _records_sql(tables: Mapping[str, str], spark=None) -> str | None:
     """Every decoded structure instance, narrowed to what identifies it."""
     parts = []
     for lay in layouts().values():
-        table = tables.get(table_of(lay.name))
+        table = tables.get(raw_table(lay.name))
         if table is None:
             continue
         id_column, eye = _identity(lay)
@@ -209,9 +204,9 @@ def _intervals_sql(tables: Mapping[str, str], spark=None) -> str | None:
     unused CF structure, SSL tasks) from looking like a gap."""
     parts = [
         f"SELECT DISTINCT {literal(lay.name)} AS structure, smf_type, smf_subtype, qmgr, qsg, interval_start, "
-        f"interval_end, interval_seconds FROM {tables[table_of(lay.name)]}"
+        f"interval_end, interval_seconds FROM {tables[raw_table(lay.name)]}"
         for lay in _statistics_structures()
-        if table_of(lay.name) in tables
+        if raw_table(lay.name) in tables
     ]
     if not parts:
         return None
@@ -285,9 +280,9 @@ UNLOADED_COLUMNS = (
 def _landed_sql(tables: Mapping[str, str]) -> str:
     """Records (file digest, type, subtype, offset) that have at least one row in a raw table."""
     return "\nUNION ALL\n".join(
-        f"SELECT DISTINCT source_sha256, smf_type, smf_subtype, record_offset FROM {tables[table_of(n)]}"
+        f"SELECT DISTINCT source_sha256, smf_type, smf_subtype, record_offset FROM {tables[raw_table(n)]}"
         for n in layouts()
-        if table_of(n) in tables
+        if raw_table(n) in tables
     )
 
 
@@ -314,7 +309,7 @@ def _unloaded_sql(tables: Mapping[str, str], spark=None) -> str | None:
     dump, overlapping dumps) leaves no row; the audit still counts it. Where the counts differ the
     file is read again (only those files and subtypes) to name the records and the copy that was
     kept; a file that is gone is reported by its counts alone."""
-    if AUDIT_TABLE not in tables or spark is None or not any(table_of(n) in tables for n in layouts()):
+    if AUDIT_TABLE not in tables or spark is None or not any(raw_table(n) in tables for n in layouts()):
         return None
     empty = f"SELECT * FROM VALUES ({', '.join('NULL' for _ in UNLOADED_COLUMNS.split(', '))}) AS t("
     empty += ", ".join(c.split()[0] for c in UNLOADED_COLUMNS.split(", ")) + ") WHERE false"
@@ -333,7 +328,7 @@ def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typ
         lay
         for lay in layouts().values()
         if any((p.smf_type, p.smf_subtype) == (deficit.smf_type, deficit.smf_subtype) for p in lay.placements)
-        and table_of(lay.name) in tables
+        and raw_table(lay.name) in tables
     ]
     if not structures or not os.path.isfile(deficit.source_file):
         # The file cannot be read again here: report the counts, without record details.
@@ -368,7 +363,7 @@ def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typ
         reread.append(
             f"SELECT {literal(lay.name)} AS structure, r.entry_index, r.record_offset, r.qmgr, r.qsg, "
             "r.interval_start, r.interval_end, concat(t.source_file, ' @ ', t.record_offset) AS duplicate_of "
-            f"FROM {view} AS r LEFT JOIN {tables[table_of(lay.name)]} AS t ON {on} "
+            f"FROM {view} AS r LEFT JOIN {tables[raw_table(lay.name)]} AS t ON {on} "
             f"WHERE r.record_offset NOT IN ({landed})"
         )
     return (
@@ -384,7 +379,7 @@ def _unloaded_records_sql(spark, tables: Mapping[str, str], deficit, i: int, typ
 
 
 def _raw_frames() -> list[Frame]:
-    statistics = tuple(table_of(lay.name) for lay in _statistics_structures())
+    statistics = tuple(raw_table(lay.name) for lay in _statistics_structures())
     return [
         Frame(
             "event_groups",
@@ -401,7 +396,7 @@ def _raw_frames() -> list[Frame]:
         Frame(
             "records",
             RAW,
-            tuple(table_of(n) for n in layouts()),
+            tuple(raw_table(n) for n in layouts()),
             _records_sql,
             "Every decoded structure instance of every raw table: identity and natural key.",
             table_name="lower(structure)",
@@ -484,7 +479,7 @@ def _raw_frames() -> list[Frame]:
         Frame(
             "unloaded_records",
             RAW,
-            (AUDIT_TABLE, *(table_of(n) for n in layouts())),
+            (AUDIT_TABLE, *(raw_table(n) for n in layouts())),
             _unloaded_sql,
             "SMF records the reader decoded (smf_load_audit) that have no row in any raw table.",
             table_name="'smf_load_audit'",
