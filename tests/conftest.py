@@ -74,6 +74,39 @@ def dbt(spark, tmp_path_factory):
     return run
 
 
+# Scheduling on xdist workers (.ci/test): whole modules, as --dist loadfile, except that modules sharing
+# a session fixture's costly build go to one worker together (it builds it once), and the longest
+# modules start first so the workers finish together. Seconds are CI wall times; the rest follow.
+SHARED_BUILD_MODULES = {  # module -> the scope it runs in
+    "tests/udfs/test_dbt_docs.py": "pathology_day",
+    "tests/udfs/test_report.py": "pathology_day",
+}
+LONGEST_FIRST = (
+    "tests/udfs/test_gate_ci.py",  # ~950 s: the README walk-through and the example CI pipeline
+    "tests/udfs/test_load_crash.py",  # ~330 s
+    "pathology_day",  # ~220 s
+    "tests/udfs/test_dbt_models.py",  # ~230 s
+    "tests/udfs/test_mp16_advisories.py",  # ~160 s
+    "tests/udfs/test_estate.py",  # ~170 s
+)
+
+
+def _scope(nodeid: str) -> str:
+    module = nodeid.split("::", 1)[0]
+    return SHARED_BUILD_MODULES.get(module, module)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedBuildScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _scope(nodeid)
+
+    config.option.loadscopereorder = False  # keep LONGEST_FIRST (xdist would sort by test count)
+    return SharedBuildScheduling(config, log)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--extended",
@@ -85,6 +118,9 @@ def pytest_addoption(parser):
 
 
 def pytest_collection_modifyitems(config, items):
+    # Longest scopes first (a stable sort: each module keeps its own order), see LONGEST_FIRST.
+    rank = {scope: i for i, scope in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_scope(item.nodeid), len(rank)))
     # The default run (CI) must stay within its time budget: the extended campaigns are skipped with
     # their reason shown, never silently, and run with --extended.
     if config.getoption("--extended"):
