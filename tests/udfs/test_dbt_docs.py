@@ -83,12 +83,8 @@ def test_every_built_mart_column_is_documented_with_its_real_type(docs):
     tables = _built(catalog)
     problems = []
     for name, model in sorted(_marts(manifest).items()):
-        documented = _documented(model)
-        if not model.config.contract.enforced:
-            # Not contracted yet (dbt_project.yml says which): documented, types not declared.
-            assert model.fqn[2] == "events", f"{name}: contract not enforced"
-            documented = {c: (d, tables[name].get(c, "")) for c, (d, _t) in documented.items()}
-        problems += column_problems(name, tables[name], documented)
+        assert model.config.contract.enforced, f"{name}: contract not enforced"
+        problems += column_problems(name, tables[name], _documented(model))
     assert not problems, "\n".join(problems)
 
 
