@@ -171,7 +171,9 @@ def test_the_wheel_runs_the_readme_outside_the_checkout(wheel_venv, tmp_path):
     )
     assert done.returncode == 0, (done.stdout[-4000:], done.stderr[-4000:])
     (project,) = tmp_path.glob("*/smf-warehouse")
-    assert (project / "target" / "spark-warehouse").is_dir()  # the warehouse is the new project's
+    # The warehouse is the new project's, outside dbt's target/ (rm -rf target keeps the data).
+    assert (project / "warehouse" / "spark-warehouse").is_dir()
+    assert not (project / "target" / "spark-warehouse").exists()
     assert (project / "target" / "report" / "index.html").is_file()
     assert "rows inserted" in done.stdout
     assert not (ROOT / "smf-warehouse").exists()

@@ -168,7 +168,10 @@ def build_definitions(
 
     @dbt_assets(manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=translator)
     def mqsmf_dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
-        yield from dbt.cli(["build"], context=context).stream()
+        # Each run's dbt artifacts under the location's target folder (dagster-dbt's default is the
+        # project's target/, shared with every other dbt invocation there).
+        runs = dbt_project.target_path / "runs" / context.run.run_id
+        yield from dbt.cli(["build"], context=context, target_path=runs).stream()
 
     dbt_keys = {
         key.path[-1]: key for key in mqsmf_dbt_models.keys
