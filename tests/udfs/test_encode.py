@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqsmf import read_file
+from mqsmf import read_bytes, read_file
+from mqsmf.decode import RAW
 from mqsmf.encode import (
     DumpWriter,
     RecordHeader,
@@ -35,6 +36,8 @@ T0 = 1_750_000_000_000_000  # 2025-06-15 15:06:40 UTC, microseconds
         ("QMST", {"9.3.3": 104, "9.4.0": 104, "9.4.3": 300, "10.0.0": 328}),
         ("QCCT", {"9.3.3": 48, "9.4.0": 64}),
         ("QESD", {"9.3.0": 336}),
+        ("WQST", {"9.3.0": 2792, "9.3.1": 2792, "9.3.3": 2800, "10.0.0": 2800}),
+        ("WTAS", {"9.3.0": 2344, "10.0.0": 2344}),
     ],
 )
 def test_version_lengths_follow_the_since_column(structure, lengths):
@@ -268,3 +271,35 @@ def test_any_record_sizes_frame_and_reassemble(counts, block, framing):
             start = fr.offsets[i] - (4 if framing == "nordw" else 0)
             got = data[start : start + fr.lengths[i]]
         assert got[4:] == rec[4:]
+
+
+def test_wtas_latch_wait_times_hold_tod_units_in_their_high_word():
+    """WTASLWET and WTASMLW: an MQ 10 queue manager writes TOD units in the field's high 4 bytes
+    (the layout specification's latch-time note); WTASLMAX is a plain TOD duration. The typed decode
+    gives microseconds, the raw decode the 8 bytes as written."""
+    lay = layout("WTAS")
+    values = {"WTASLWET[11]": 54, "WTASLWN[11]": 1, "WTASLMAX[11]": 54, "WTASMLW": 54, "WTASMLWN": 11}
+    block = encode(lay, values, 1)[0]
+    lwet = lay.field("WTASLWET[11]")
+    assert lwet.offset == 48 + 8 * 10  # latch class k at 48 + 8 (k - 1)
+    raw = int.from_bytes(block[lwet.offset : lwet.end].tobytes(), "big")
+    assert raw == (54 * 4096) << 32  # TOD units in the high word, low word zero
+    lmax = lay.field("WTASLMAX[11]")
+    assert int.from_bytes(block[lmax.offset : lmax.end].tobytes(), "big") == 54 * 4096
+    header = RecordHeader(116, 1, "SYSA", "QM01", "946", T0, T0, 0, 0, nsda=3, qwhc={"QWHCCN": "JOB1"})
+    header.qwhx_qsg, header.qwhx_rel = "", "100000"
+    (record,) = build_records([header], [{2: block.reshape(1, -1)}])
+    out = io.BytesIO()
+    writer = DumpWriter(out)
+    writer.write(record)
+    writer.close()
+    tables, report = read_bytes(out.getvalue())
+    assert not report.quarantine
+    row = tables["WTAS"].to_pylist()[0]
+    raw_tables, _ = read_bytes(out.getvalue(), mode=RAW)
+    assert raw_tables["WTAS"].column("WTASLWET_11").to_pylist() == [(54 * 4096) << 32]
+    assert (row["WTASLWET_11"], row["WTASMLW"], row["WTASLMAX_11"]) == (54, 54, 54)
+    assert row["interval_start"] is None and row["record_stck"] is not None  # 116: short QWHS, no interval
+    assert row["qsg"] == "" and row["mq_version"] == "10.0.0"  # the QWHX after QWHS + QWHC
+    with pytest.raises(ValueError, match="high word"):
+        encode(lay, {"WTASLWET[1]": 1 << 20}, 1)  # more than 2**32 TOD units does not fit the high word

@@ -79,6 +79,12 @@ def tod_duration_us(values: np.ndarray) -> np.ndarray:
     return (values.astype(np.uint64, copy=False) >> np.uint64(12)).astype(np.int64)
 
 
+def tod_high_word_us(values: np.ndarray) -> np.ndarray:
+    """8-byte durations holding TOD-clock units in their high 4 bytes (WTAS latch wait times in
+    MQ 10 data) -> microseconds."""
+    return (values.astype(np.uint64, copy=False) >> np.uint64(44)).astype(np.int64)
+
+
 def packed_date_to_days(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """SMF packed dates X'0cyydddF' (uint32) -> (days since 1970-01-01, valid mask)."""
     v = raw.astype(np.uint32, copy=False)

@@ -224,6 +224,8 @@ def field_unit(f: Field) -> str:
         return "local timestamp (TOD format)"
     if kind == "tod_duration":
         return "microseconds (TOD-clock duration / 4096)"
+    if kind == "tod_high":
+        return "microseconds (TOD-clock units in the field's high 4 bytes / 4096)"
     if kind == "hex":
         return "hex string"
     for suffix, unit in SUFFIX_UNITS:
@@ -243,7 +245,7 @@ def check_alias(lay: Layout, f: Field) -> None:
         raise ValueError(f"{where}: a timestamp alias must end in _at, got {f.alias!r}")
     if f.alias.endswith("_at") and f.kind not in ("stck", "tod_local"):
         raise ValueError(f"{where}: only timestamps end in _at, got {f.alias!r}")
-    if f.kind == "tod_duration" and not f.alias.endswith("_us"):
+    if f.kind in ("tod_duration", "tod_high") and not f.alias.endswith("_us"):
         raise ValueError(f"{where}: a TOD duration alias must end in _us, got {f.alias!r}")
 
 

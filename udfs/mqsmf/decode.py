@@ -345,6 +345,8 @@ def _to_arrow(f, v: np.ndarray, mask, mode: str) -> pa.Array:
         return _arrow(us, f.arrow_type, None if valid.all() else ~valid)
     if kind == "tod_duration":
         return _arrow(codecs.tod_duration_us(v), pa.int64(), mask)
+    if kind == "tod_high":
+        return _arrow(codecs.tod_high_word_us(v), pa.int64(), mask)
     raise ValueError(f"{f.name}: cannot decode type {f.type}")
 
 

@@ -30,6 +30,8 @@ from .headers import (
     BLOCK_EYECATCHER,
     BLOCK_ID,
     BLOCK_LENGTH,
+    QWHS_LONG,
+    QWHS_SHORT,
     QWHX_FOLLOWS,
     SMF_HEADER_NO_SUBTYPE,
     TRIPLET_AREA,
@@ -175,6 +177,11 @@ def _storage(f, values, n: int) -> np.ndarray:
         if us.size and int(us.min()) < 0:
             raise ValueError(f"{f.name}: negative duration")
         return us.astype(np.uint64) << np.uint64(12)
+    if kind == "tod_high":  # TOD units in the high 4 bytes: at most 2**32 TOD units (about 1.05 s)
+        us = np.broadcast_to(np.asarray(values, dtype=np.int64), (n,))
+        if us.size and (int(us.min()) < 0 or int(us.max()) >= 1 << 20):
+            raise ValueError(f"{f.name}: duration outside 0 .. 2**20 - 1 microseconds (its high word)")
+        return us.astype(np.uint64) << np.uint64(44)
     raise ValueError(f"{f.name}: cannot encode type {f.type}")
 
 
@@ -269,10 +276,18 @@ class RecordHeader:
     sequence: int = 0
     qwhx_qsg: str | None = None  # MQ 10: QWHX follows with the QSG name and the 6-digit version
     qwhx_rel: str | None = None
+    # SMF 116 subtypes 0-2: the short QWHS (no interval) followed by the correlation header QWHC,
+    # given as its column values (QWHCAID, QWHCCV, QWHCCN, QWHCATYP, ...); None = the long QWHS.
+    qwhc: Mapping[str, object] | None = None
+
+    @property
+    def qwhs_length(self) -> int:
+        return QWHS_SHORT if self.qwhc is not None else QWHS_LONG
 
 
-def _encoded_headers(headers: Sequence[RecordHeader]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """SMF headers (n, 28), QWHS (n, 52) and QWHX (n, 16) of many records at once."""
+def _encoded_headers(headers: Sequence[RecordHeader]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """SMF headers (n, 28), QWHS (n, 52; the short form is its first 36 bytes), QWHX (n, 16) and
+    QWHC (n, 92; zeros for records without one) of many records at once."""
     n = len(headers)
     smf_lay, qwhs_lay, qwhx_lay = header_layout("SMFHDR"), header_layout("QWHS"), header_layout("QWHX")
     local = np.array([h.smf_time_local_us for h in headers], dtype=np.int64)
@@ -298,7 +313,7 @@ def _encoded_headers(headers: Sequence[RecordHeader]) -> tuple[np.ndarray, np.nd
     qwhs = encode(
         qwhs_lay,
         {
-            "QWHSLEN": qwhs_lay.size,
+            "QWHSLEN": np.array([h.qwhs_length for h in headers]),
             "QWHSTYP": 1,
             "QWHSRMID": np.array([h.rmid for h in headers]),
             "QWHSIID": np.array([h.ifcid for h in headers]),
@@ -324,15 +339,21 @@ def _encoded_headers(headers: Sequence[RecordHeader]) -> tuple[np.ndarray, np.nd
         },
         n,
     )
-    return smf, qwhs, qwhx
+    qwhc_lay = header_layout("QWHC")
+    qwhc = np.zeros((n, qwhc_lay.size), dtype=np.uint8)
+    for i, h in enumerate(headers):
+        if h.qwhc is not None:
+            qwhc[i] = encode(qwhc_lay, {"QWHCLEN": qwhc_lay.size, "QWHCTYP": 2, **h.qwhc}, 1)[0]
+    return smf, qwhs, qwhx, qwhc
 
 
 def build_records(headers: Sequence[RecordHeader], sections: Sequence[Mapping[int, np.ndarray]]) -> list[bytes]:
     """Logical records (RDW included, segment descriptor 'complete'): for each record the SMF
     header, ``nsda`` triplets, the sections in triplet order, then QWHS (+ QWHX for MQ 10) last,
-    as MQ lays them out. ``sections[i]`` maps a triplet index to an ``(count, length)`` array;
-    triplets not given are empty (offset, length and count 0)."""
-    smf, qwhs, qwhx = _encoded_headers(headers)
+    as MQ lays them out (SMF 116 subtypes 0-2: the short QWHS, QWHC, then QWHX). ``sections[i]``
+    maps a triplet index to an ``(count, length)`` array; triplets not given are empty (offset,
+    length and count 0)."""
+    smf, qwhs, qwhx, qwhc = _encoded_headers(headers)
     out = []
     for i, (hdr, secs) in enumerate(zip(headers, sections, strict=True)):
         pos = TRIPLET_AREA + TRIPLET_SIZE * hdr.nsda
@@ -347,9 +368,10 @@ def build_records(headers: Sequence[RecordHeader], sections: Sequence[Mapping[in
                 triplets[t] = (pos, length, count)
                 pieces.append(inst.reshape(-1))
                 pos += count * length
-        head_len = qwhs.shape[1] + (qwhx.shape[1] if hdr.qwhx_rel is not None else 0)
+        head = [qwhs[i, : hdr.qwhs_length]] + ([qwhc[i]] if hdr.qwhc is not None else [])
+        head_len = sum(len(p) for p in head) + (qwhx.shape[1] if hdr.qwhx_rel is not None else 0)
         triplets[0] = (pos, head_len, 1)
-        pieces.append(qwhs[i])
+        pieces.extend(head)
         if hdr.qwhx_rel is not None:
             pieces.append(qwhx[i])
         total = pos + head_len

@@ -29,12 +29,15 @@ _STORAGE = {
     "int64": ("int", ">i8"),
     "hex id (2)": ("int", ">u2"),
     "bit flags": ("int", ">u1"),
+    "bit flags (16)": ("int", ">u2"),
     "bit flags (32)": ("int", ">u4"),
     "EBCDIC char": ("char", None),
     "binary": ("hex", None),
     "STCK time (UTC)": ("stck", ">u8"),
     "TOD time (LOCAL)": ("tod_local", ">u8"),
     "TOD duration": ("tod_duration", ">u8"),
+    # WTAS latch wait times: TOD-clock units in the high 4 bytes of the 8-byte field (MQ 10 data).
+    "TOD duration (high word)": ("tod_high", ">u8"),
     "reserved": ("reserved", None),
 }
 
@@ -55,6 +58,7 @@ UNITS = {
     "stck": "UTC timestamp (from an 8-byte STCK value)",
     "tod_local": "local timestamp (TOD format)",
     "tod_duration": "microseconds (TOD-clock duration >> 12)",
+    "tod_high": "microseconds (TOD-clock units in the high word: value >> 32 >> 12)",
 }
 
 
@@ -105,7 +109,7 @@ class Field:
             return TIMESTAMP_UTC
         if kind == "tod_local":
             return pa.timestamp("us")
-        if kind == "tod_duration":
+        if kind in ("tod_duration", "tod_high"):
             return pa.int64()
         raise ValueError(f"{self.name}: no Arrow type for {self.type}")
 
