@@ -43,6 +43,14 @@ GENERATED = (
     "CF01@QM01:APPL1#2",
     "CF02@QM02:CSQ_ADMIN#3",
     "CF03@QM03:APPL2#4",
+    "CF07@QM02:APPL1#6",
+    "CF09@QM03#2",
+    "CF10@QM04#5",
+    "CF11@QM01:APPL2#5",
+    "CF13@QM02#1",
+    "CF17@QM04#6",
+    "DB02@QM04#6",
+    "DB03@QM02#4",
     "Q01@QM03#6",
     "Q03@QM01#4",
     "Q04@QM04#4",
@@ -78,13 +86,24 @@ def _row(qm, structure: str, name: str, qi) -> int:
         return list(qi.structures["QEST"]["QESTSTR"]).index(name)
     if structure == "QQST":
         return list(qi.structures["QQST"]["QQSTQNAM"]).index(name)
-    return 0  # one instance per interval: QJST, QMST, QIST
+    return 0  # one instance per interval: QJST, QMST, QIST, Q5ST (QESD: the change finds its row)
 
 
 def _setter(**values: int) -> Callable[[dict, int, object], None]:
     def change(cols: dict, i: int, qi) -> None:
         for name, value in values.items():
             cols[name][i] = value
+
+    return change
+
+
+def _setter_by_name(key: str, name: str, **values: int) -> Callable[[dict, int, object], None]:
+    """Set values on the row whose `key` column is `name` (QESD: one row per structure with SMDS)."""
+
+    def change(cols: dict, i: int, qi) -> None:
+        row = list(cols[key]).index(name)
+        for column, value in values.items():
+            cols[column][row] = value
 
     return change
 
@@ -288,6 +307,20 @@ FIRES = [
     Mutation("BP10", "QM04", "buffer_pool", "3", 2, "QPST", _browse_after_idle),
     Mutation("BP08", "QM02", "page_set", "3", 1, "QIS1", _busy_page_set),
 ]
+# Rules the generator's oracle evaluates, at another level than its injection gives: CF11 at
+# warning (92 % of the shared message data set used, no failed allocation; the injection is critical).
+ORACLE_VARIANTS = [
+    Mutation(
+        "CF11",
+        "QM03",
+        "smds",
+        "APPL1",
+        3,
+        "QESD",
+        _setter_by_name("QESDSTR", "APPL1", QESDSMBU=184_000, QESDSMBF=15_900, QESDSMFL=0),
+    ),
+]
+
 # BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2
 # (planted above) and QM02's pool 2, which reads pages back and writes none.
 BP09_NO_WRITES = Mutation("BP09", "QM02", "buffer_pool", "2", 0, "QPST", _reads_no_writes, through_end=True)
@@ -335,7 +368,7 @@ def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
         last = config.intervals if m.through_end else m.interval + 1
         first = m.interval - 1 if m.rule_id == "BP10" else m.interval
         _register(scenario, m.qmgr, m.structure, m.object_name, range(first, last), m.change)
-    for m in [*SILENT, *FIRES, BP09_NO_WRITES]:
+    for m in [*SILENT, *FIRES, BP09_NO_WRITES, *ORACLE_VARIANTS]:
         last = config.intervals if m.through_end else m.interval + 1
         _register(scenario, m.qmgr, m.structure, m.object_name, range(m.interval, last), m.change)
     for qm in scenario.topology.qmgrs:

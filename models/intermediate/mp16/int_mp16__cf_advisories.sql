@@ -1,9 +1,11 @@
--- MP16 coupling facility rules CF01-CF05 on each queue manager's use of
--- each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
+-- MP16 coupling facility rules CF01-CF05 and CF07 on each queue manager's use
+-- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
+-- CF11 judges each queue manager's shared message data set of a structure (QESD, from staging).
 -- CF04 needs min_volume MQGETs on the structure's shared queues. CF05 judges the single-entry
 -- average service time against the absolute limit and its baseline, and the multi-entry average
 -- (longer by nature: more data per request) against its own baseline; each with min_volume requests.
+-- CF07 judges application structures (CSQ_ADMIN holds no messages) with min_volume entries in use.
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
@@ -44,6 +46,9 @@ stats as (
             rows between {{ baseline_intervals }} preceding and 1 preceding
         ) as multi_entry_baseline_us,
         cf_stats.redrive_pct,
+        cast(cf_stats.entries_in_use_max as double) as entries_in_use_max,
+        cast(cf_stats.elements_in_use_max as double) as elements_in_use_max,
+        cf_stats.elements_per_entry,
         cf_stats.single_entry_avg_service_time_us,
         cast(shared_queue_gets.gets as double) as shared_queue_gets,
         {{ safe_divide('cf_stats.redrives', 'shared_queue_gets.gets') }} as redrives_per_get,
@@ -95,7 +100,17 @@ levels as (
                 and multi_entry_avg_service_time_us
                 > {{ mp16_threshold(mp16, 'CF05', 'baseline_factor') }} * multi_entry_baseline_us
                 then {{ mp16_rule_text(mp16, 'CF05', 'base_severity') }}
-        end as cf05_multi_level
+        end as cf05_multi_level,
+        case
+            when
+                structure_name != '{{ admin_structure }}'
+                and entries_in_use_max >= {{ mp16_threshold(mp16, 'CF07', 'min_volume') }}
+                then
+                    case
+                        when elements_per_entry < {{ mp16_threshold(mp16, 'CF07', 'low_ratio') }} then '<'
+                        when elements_per_entry > {{ mp16_threshold(mp16, 'CF07', 'high_ratio') }} then '>'
+                    end
+        end as cf07_crossed
     from stats
 ),
 
@@ -106,7 +121,7 @@ cf05_levels as (
     from levels
 ),
 
-final as (
+per_structure as (
     select
         firing.rule_id,
         firing.severity,
@@ -157,8 +172,82 @@ final as (
                 ~ " cast(single_entry_requests as bigint)) else format_string('%.1f us per multi-entry CF request"
                 ~ " (baseline %.1f us) over %d requests', multi_entry_avg_service_time_us, multi_entry_baseline_us,"
                 ~ " cast(multi_entry_requests as bigint)) end"
+            ) }},
+            {{ mp16_firing(
+                'CF07', "case when cf07_crossed is not null then " ~ mp16_rule_text(mp16, 'CF07', 'base_severity') ~ " end",
+                "case when cf07_crossed is not null then 'info' end", 'elements_per_entry',
+                "case cf07_crossed when '<' then " ~ mp16_threshold(mp16, 'CF07', 'low_ratio')
+                ~ " else " ~ mp16_threshold(mp16, 'CF07', 'high_ratio') ~ " end",
+                "format_string('%.1f elements per entry in use (QESTMLUS %d / QESTMNUS %d) against the 6 : 1 the"
+                ~ " structure was allocated with: %s run out first', elements_per_entry, cast(elements_in_use_max"
+                ~ " as bigint), cast(entries_in_use_max as bigint), case cf07_crossed when '<' then 'entries'"
+                ~ " else 'elements' end)",
+                comparison='cf07_crossed'
             ) }}
         )) firings as firing
+),
+
+-- CF11: each queue manager's shared message data set (SMDS) of a structure.
+smds as (
+    select
+        smds.qmgr_name,
+        qmgr_qsg.qsg_name,
+        smds.structure_name,
+        smds.interval_start_at,
+        smds.interval_end_at,
+        cast(smds.smds_blocks_used as double) as blocks_used,
+        cast(smds.smds_blocks_total as double) as blocks_total,
+        cast(smds.smds_allocate_failed_count as double) as allocate_failures,
+        {{ safe_divide('smds.smds_blocks_used', 'smds.smds_blocks_total') }} as used_share
+    from {{ ref('stg_smf__qesd') }} as smds
+    left join {{ ref('int_smf__qmgr_qsg') }} as qmgr_qsg on smds.qmgr_name = qmgr_qsg.qmgr_name
+),
+
+smds_levels as (
+    select
+        *,
+        case
+            when {{ mp16_crosses(mp16, 'CF11', 'escalation', 'allocate_failures') }} then 'escalation'
+            else {{ mp16_severity(mp16, 'CF11', 'used_share') }}
+        end as cf11_level
+    from smds
+),
+
+cf11 as (
+    select
+        'CF11' as rule_id,
+        case
+            when cf11_level = 'escalation' then {{ mp16_rule_text(mp16, 'CF11', 'escalation_severity') }}
+            else cf11_level
+        end as severity,
+        cf11_level as threshold_level,
+        qmgr_name,
+        qsg_name,
+        'smds' as object_type,
+        structure_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'interval' as evaluation_window,
+        case when cf11_level = 'escalation' then allocate_failures else used_share end as observed_value,
+        cast(
+            case
+                when cf11_level = 'escalation' then {{ mp16_threshold(mp16, 'CF11', 'escalation') }}
+                else {{ mp16_severity_threshold(mp16, 'CF11', 'cf11_level') }}
+            end as double
+        ) as threshold_value,
+        format_string(
+            '%.1f %% of the data set used (QESDSMBU %d of QESDSMBT %d blocks), %d failed allocations (QESDSMFL)',
+            100 * used_share, cast(blocks_used as bigint), cast(blocks_total as bigint),
+            cast(allocate_failures as bigint)
+        ) as observation,
+        cast(null as string) as applied_comparison
+    from smds_levels
+),
+
+final as (
+    select * from per_structure
+    union all
+    select * from cf11
 )
 
 select * from final

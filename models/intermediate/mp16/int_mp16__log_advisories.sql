@@ -15,6 +15,8 @@
 -- row, the reference column cannot be chosen and the rule is not evaluated.
 -- LOG06 skips the intervals of a queue manager's restart phase (mp16_restart_phase), LOG07 and
 -- LOG08 need min_volume log write I/Os of the kind they average.
+-- CF17 (QSG capacity) fires where LOG02 fires on every member of a queue-sharing group that wrote
+-- log statistics in the interval; like LOG11 it is reported on the busiest member.
 -- Grain: one row per rule x queue manager log x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -354,10 +356,51 @@ log11 as (
     where members >= 2
 ),
 
+-- CF17: the QSG's members at LOG02 (warning or critical) in the same (aligned) interval.
+qsg_log_bound as (
+    select
+        qsg_name,
+        aligned_interval_end_at,
+        count(*) as members,
+        count(log02_level) as members_at_log02,
+        min(log_utilisation) as lowest_utilisation,
+        max_by(qmgr_name, log_write_mb_per_sec) as busiest_qmgr_name,
+        max_by(interval_start_at, log_write_mb_per_sec) as interval_start_at,
+        max_by(interval_end_at, log_write_mb_per_sec) as interval_end_at
+    from levels
+    where qsg_name is not null
+    group by qsg_name, aligned_interval_end_at
+),
+
+cf17 as (
+    select
+        'CF17' as rule_id,
+        {{ mp16_severity(mp16, 'CF17', 'members_at_log02 / members') }} as severity,
+        {{ mp16_severity(mp16, 'CF17', 'members_at_log02 / members') }} as threshold_level,
+        busiest_qmgr_name as qmgr_name,
+        qsg_name,
+        'queue_sharing_group' as object_type,
+        qsg_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'queue-sharing group interval' as evaluation_window,
+        members_at_log02 / members as observed_value,
+        cast({{ mp16_threshold(mp16, 'CF17', 'info') }} as double) as threshold_value,
+        format_string(
+            'LOG02 fires on all %d members of %s (log at %.0f %% or more of its reference rate on each)',
+            members, qsg_name, 100 * lowest_utilisation
+        ) as observation,
+        cast(null as string) as applied_comparison
+    from qsg_log_bound
+    where members >= {{ mp16_threshold(mp16, 'CF17', 'min_members') }}
+),
+
 final as (
     select * from per_queue_manager
     union all
     select * from log11
+    union all
+    select * from cf17
 )
 
 select * from final

@@ -1,4 +1,4 @@
--- MP16 queue rules Q01-Q04, Q07, Q08 and Q10 on fct_queue_stats (QQST),
+-- MP16 queue rules Q01-Q04, Q07, Q08, Q10, CF10 and CF13 on fct_queue_stats (QQST),
 -- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
 -- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
@@ -8,6 +8,8 @@
 -- Q02 needs each queue's message size: QQSTMSAV is 0 when nothing was put in the interval (exactly
 -- the backlog case), so the queue's last known average is used, else its largest message in the
 -- interval; a queue with messages and no known size counts one page per message and is named.
+-- CF10 and CF13 judge shared queues; CF13 counts the QSG members that have the queue open for input
+-- in the same (aligned) interval.
 -- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -42,6 +44,18 @@ pool0_pressure as (
     group by qmgr_name, interval_start_at
 ),
 
+-- CF13: QSG members with the shared queue open for input, per aligned interval.
+shared_input_qmgrs as (
+    select
+        qsg_name,
+        queue_name,
+        aligned_interval_end_at,
+        count(distinct case when input_handles_open > 0 then qmgr_name end) as input_qmgrs
+    from {{ ref('fct_queue_stats') }}
+    where is_shared
+    group by qsg_name, queue_name, aligned_interval_end_at
+),
+
 checkpoints as (
     select
         qmgr_name,
@@ -60,11 +74,15 @@ stats as (
         queue_stats.interval_end_at,
         queue_stats.aligned_interval_end_at,
         queue_stats.is_shared,
+        queue_stats.cf_structure_name,
         queue_stats.buffer_pool_id,
         queue_stats.page_set_id,
         coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
         cast(queue_stats.depth_current as double) as depth_current,
         cast(queue_stats.depth_high as double) as depth_high,
+        cast(queue_stats.depth_low as double) as depth_low,
+        cast(queue_stats.msg_size_max_bytes as double) as msg_size_max_bytes,
+        shared_input_qmgrs.input_qmgrs,
         cast(queue_stats.msgs_in as double) as msgs_in,
         cast(queue_stats.msgs_out as double) as msgs_out,
         cast(queue_stats.expired_msgs as double) as expired_msgs,
@@ -98,6 +116,12 @@ stats as (
         on
             queue_stats.qmgr_name = pool0_pressure.qmgr_name
             and queue_stats.interval_start_at = pool0_pressure.interval_start_at
+    left join shared_input_qmgrs
+        on
+            queue_stats.is_shared
+            and queue_stats.qsg_name = shared_input_qmgrs.qsg_name
+            and queue_stats.queue_name = shared_input_qmgrs.queue_name
+            and queue_stats.aligned_interval_end_at = shared_input_qmgrs.aligned_interval_end_at
     left join checkpoints
         on
             queue_stats.qmgr_name = checkpoints.qmgr_name
@@ -192,7 +216,16 @@ levels as (
             when input_handles_open >= {{ mp16_threshold(mp16, 'Q08', 'min_input_handles') }}
                 then {{ mp16_severity(mp16, 'Q08', 'get_wait_redrives_per_get') }}
         end as q08_level,
-        {{ mp16_severity(mp16, 'Q10', 'consecutive_uncommitted_intervals') }} as q10_level
+        {{ mp16_severity(mp16, 'Q10', 'consecutive_uncommitted_intervals') }} as q10_level,
+        case when is_shared then {{ mp16_severity(mp16, 'CF10', 'msg_size_max_bytes') }} end as cf10_level,
+        case
+            when
+                is_shared
+                and depth_low = 0
+                and least(msgs_in, msgs_out) >= {{ mp16_threshold(mp16, 'CF13', 'min_volume') }}
+                and input_qmgrs >= {{ mp16_threshold(mp16, 'CF13', 'min_input_qmgrs') }}
+                then {{ mp16_severity(mp16, 'CF13', 'depth_high') }}
+        end as cf13_level
     from measures
 ),
 
@@ -254,6 +287,17 @@ per_queue as (
                 mp16_severity_threshold(mp16, 'Q10', 'q10_level'),
                 "format_string('uncommitted changes in %d consecutive intervals', consecutive_uncommitted_intervals)",
                 "'consecutive intervals'"
+            ) }},
+            {{ mp16_firing(
+                'CF10', 'cf10_level', 'cf10_level', 'msg_size_max_bytes', mp16_severity_threshold(mp16, 'CF10', 'cf10_level'),
+                "format_string('shared queue in structure %s with messages of up to %d bytes (QQSTMSMA)',"
+                ~ " cf_structure_name, cast(msg_size_max_bytes as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'CF13', 'cf13_level', 'cf13_level', 'depth_high', mp16_severity_threshold(mp16, 'CF13', 'cf13_level'),
+                "format_string('shared queue went empty (QQSTDPLO 0, QQSTDPHI %d) over %d puts and %d MQGETs while %d"
+                ~ " queue managers had it open for input', cast(depth_high as bigint), cast(msgs_in as bigint),"
+                ~ " cast(msgs_out as bigint), input_qmgrs)"
             ) }}
         )) firings as firing
 ),

@@ -11,7 +11,7 @@
 with
 
 advisories as (
-    {%- for component in ['buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager'] %}
+    {%- for component in ['buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2'] %}
         select * from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
         {%- if not loop.last %}
             union all
@@ -79,7 +79,8 @@ final as (
         concat(
             rule_id, ' ', severity, ' on ', qmgr_name, ' ', replace(object_type, '_', ' '),
             case
-                when object_type in ('log', 'message_manager', 'data_manager') then '' else concat(' ', object_name)
+                when object_type in ('log', 'message_manager', 'data_manager', 'db2_manager') then ''
+                else concat(' ', object_name)
             end,
             ': ', observation,
             case

@@ -48,7 +48,15 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     },
     "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
     "QMST": {"QMSTSPP", "QMSTPBP"},
-    "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC"},
+    "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC", "QESTMNUS", "QESTMLUS"},
+    "QESD": {"QESDSTR", "QESDSMBU", "QESDSMBT", "QESDSMFL"},
+    "Q5ST": {
+        *(f"{kind}{what}" for kind in ("READ", "WRIT", "UPDT", "DELE", "LIST") for what in ("CNT", "TCUW")),
+        *(f"LMS{op}" for op in ("SEL", "INS", "UPD", "DEL", "LIS")),
+        "SCSINS",
+        "SCSUPD",
+        "SCSDEL",
+    },
     "QQST": {
         "QQSTQNAM",
         "QQSTBPID",
@@ -64,8 +72,15 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QQSTUNCM",
         "QQSTDISP",
         "QQSTPART",
+        "QQSTMSMA",
+        "QQSTCFST",
+        "QQSTQSGN",
+        "QQSTIPCT",
+        "QQSTDPLO",
     },
 }
+# Db2 request kinds of Q5ST (DB02): count and cumulative thread time fields are <kind>CNT, <kind>TCUW.
+DB2_REQUEST_KINDS = ("READ", "WRIT", "UPDT", "DELE", "LIST")
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 ADMIN_STRUCTURE = "CSQ_ADMIN"
 SEEDS = Path("seeds")
@@ -243,6 +258,8 @@ class Oracle:
         self.buffer_pools()
         self.log()
         self.cf()
+        self.smds()
+        self.db2()
         self.queues()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
@@ -356,8 +373,12 @@ class Oracle:
         log01 = self.p["LOG01"]
         run_needed = int(log01["escalation"])
         fastest = log_reference_rates(REFERENCE_DASD["LOG_REF_FASTEST"])
+        members: dict[tuple[str, int], list[tuple]] = {}  # CF17: (qsg, interval) -> its members' LOG02
+        qsg_of = self.qsg_of()
         for i in range(len(qm)):
             args = (qm[i], "queue_manager", qm[i], k[i], st[i])
+            mbps = bffl[i] * 4096 / secs[i] / 2**20 if secs[i] > 0 else 0.0
+            log02 = None
             sev = level("LOG01", wtb[i])
             if sev:
                 crit = all((qm[i], k[i] - d) in waits for d in range(1, run_needed))
@@ -372,9 +393,8 @@ class Oracle:
             size = avg_size.get((qm[i], k[i]))
             if size and secs[i] > 0:  # LOG02 needs the average persistent put size of the interval
                 column = min(fastest, key=lambda c: abs(c - size))
-                mbps = bffl[i] * 4096 / secs[i] / 2**20
                 util = mbps / fastest[column]
-                sev = level("LOG02", util)
+                sev = log02 = level("LOG02", util)
                 if sev:
                     self.fire(
                         "LOG02",
@@ -388,6 +408,30 @@ class Oracle:
             sev = level("LOG03", per) if per is not None else None
             if sev:
                 self.fire("LOG03", sev, *args, per, "log records per checkpoint " + threshold_text("LOG03", sev))
+            if qsg_of.get(qm[i]):
+                members.setdefault((qsg_of[qm[i]], int(k[i])), []).append((mbps, qm[i], st[i], log02 is not None))
+        # CF17: LOG02 fires on every member of the QSG that wrote log statistics in the interval.
+        cf17 = self.p["CF17"]
+        for (qsg, kk), rows in members.items():
+            share = sum(fired for *_, fired in rows) / len(rows)
+            sev = level("CF17", share)
+            if len(rows) >= cf17["min_members"] and sev:
+                _, busiest, start, _ = max(rows)
+                self.fire(
+                    "CF17", sev, busiest, "queue_sharing_group", qsg, kk, start, share,
+                    f"share of members at LOG02 >= warning {threshold_text('CF17', sev)}",
+                )  # fmt: skip
+
+    def qsg_of(self) -> dict[str, str]:
+        """Queue-sharing group of each queue manager, from its records' headers or its shared queues."""
+        out: dict[str, str] = {}
+        for name, column in (("QJST", "qsg"), ("QEST", "qsg"), ("Q5ST", "qsg"), ("QQST", "QQSTQSGN")):
+            t = self.table(name)
+            if t is not None and column in t.column_names:
+                for q, g in zip(_str(t, "qmgr"), _str(t, column), strict=True):
+                    if g and str(g).strip():
+                        out.setdefault(str(q), str(g).strip())
+        return out
 
     def records_per_checkpoint(self, qmgr: str, k: int, records: int, checkpoints: int) -> float | None:
         """LOG03's metric at an interval with checkpoints: from the simulation's ground truth when
@@ -407,6 +451,8 @@ class Oracle:
         name = _str(t, "QESTSTR")
         sful, rsec, rmec = _num(t, "QESTSFUL"), _num(t, "QESTRSEC"), _num(t, "QESTRMEC")
         csec, cmec = _num(t, "QESTCSEC"), _num(t, "QESTCMEC")
+        mnus, mlus = _num(t, "QESTMNUS"), _num(t, "QESTMLUS")
+        cf07 = self.p["CF07"]
         for i in range(len(qm)):
             args = (qm[i], "cf_structure", name[i], k[i], st[i])
             rule = "CF02" if name[i] == ADMIN_STRUCTURE else "CF01"
@@ -419,6 +465,77 @@ class Oracle:
                 sev = level("CF03", pct)
                 if sev:
                     self.fire("CF03", sev, *args, pct, "redrive % " + threshold_text("CF03", sev))
+            # CF07: elements per entry in use outside the band, application structures with volume.
+            if name[i] != ADMIN_STRUCTURE and mnus[i] >= cf07["min_volume"]:
+                ratio = mlus[i] / mnus[i]
+                if not cf07["low_ratio"] <= ratio <= cf07["high_ratio"]:
+                    self.fire(
+                        "CF07", cf07["base_severity"], *args, ratio,
+                        f"QESTMLUS / QESTMNUS outside {cf07['low_ratio']:g} .. {cf07['high_ratio']:g}",
+                    )  # fmt: skip
+
+    def smds(self) -> None:
+        """CF11: each queue manager's shared message data set of a structure (QESD)."""
+        t = self.table("QESD")
+        if t is None:
+            return
+        qm, k, st, name = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QESDSTR")
+        used, total, failed = _num(t, "QESDSMBU"), _num(t, "QESDSMBT"), _num(t, "QESDSMFL")
+        cf11 = self.p["CF11"]
+        for i in range(len(qm)):
+            share = used[i] / total[i] if total[i] else math.nan
+            if COMPARE[cf11["escalation_comparison"]](failed[i], cf11["escalation"]):
+                sev, value, what = cf11["escalation_severity"], int(failed[i]), "QESDSMFL > 0"
+            else:
+                sev, value = level("CF11", share), share
+                what = f"QESDSMBU / QESDSMBT {threshold_text('CF11', sev)}" if sev else ""
+            if sev:
+                self.fire("CF11", sev, qm[i], "smds", name[i], k[i], st[i], value, what)
+
+    def db2(self) -> None:
+        """CF09 (Db2 BLOBs), DB02 (slow Db2 requests), DB03 (shared channel status churn) on Q5ST."""
+        t = self.table("Q5ST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        secs = _num(t, "interval_seconds", 0.0)
+        blobs = sum(_num(t, f"LMS{op}") for op in ("SEL", "INS", "UPD", "DEL", "LIS"))
+        changes = _num(t, "SCSINS") + _num(t, "SCSUPD") + _num(t, "SCSDEL")
+        per_hour = np.where(secs > 0, 3600.0 * changes / np.where(secs > 0, secs, 1), math.nan)
+        db02, db03 = self.p["DB02"], self.p["DB03"]
+        window = max(int(db03["baseline_intervals"]), 1)
+        history: dict[str, list[float]] = {}
+        for i in sorted(range(len(qm)), key=lambda i: (qm[i], k[i])):
+            args = (qm[i], "db2_manager", qm[i], k[i], st[i])
+            sev = level("CF09", blobs[i])
+            if sev:
+                self.fire("CF09", sev, *args, int(blobs[i]), f"Db2 BLOB requests {threshold_text('CF09', sev)}")
+            averages = {
+                kind: _num(t, f"{kind}TCUW")[i] / _num(t, f"{kind}CNT")[i]
+                for kind in DB2_REQUEST_KINDS
+                if _num(t, f"{kind}CNT")[i] >= db02["min_volume"]
+            }
+            slowest = max(averages.values(), default=None)
+            sev = level("DB02", slowest)
+            if sev:
+                self.fire(
+                    "DB02",
+                    sev,
+                    *args,
+                    slowest,
+                    f"slowest Db2 request kind's average thread time {threshold_text('DB02', sev)} us",
+                )
+            before = history.setdefault(qm[i], [])[-window:]
+            sev = level("DB03", per_hour[i])
+            if sev and before and per_hour[i] > db03["baseline_factor"] * (sum(before) / len(before)):
+                self.fire(
+                    "DB03",
+                    sev,
+                    *args,
+                    float(per_hour[i]),
+                    f"status changes per hour {threshold_text('DB03', sev)} and above the baseline",
+                )
+            history[qm[i]].append(float(per_hour[i]))
 
     def queues(self) -> None:
         t = self.table("QQST")
@@ -572,6 +689,27 @@ class Oracle:
             sev = level("Q07", int(expr[i]))
             text = f"QQSTEXPR {threshold_text('Q07', sev)} (EXPRYINT 0)"
             self.fire("Q07", sev, qm[i], "queue", name[i], k[i], st[i], int(expr[i]), text)
+
+        # CF10: large messages on a shared queue.
+        msma = _num(t, "QQSTMSMA")
+        for i in np.nonzero(shared & _present(t, "QQSTMSMA"))[0]:
+            sev = level("CF10", int(msma[i]))
+            if sev:
+                text = f"shared queue QQSTMSMA {threshold_text('CF10', sev)}"
+                self.fire("CF10", sev, qm[i], "queue", name[i], k[i], st[i], int(msma[i]), text)
+
+        # CF13: a shared queue that keeps going empty while several members wait on it.
+        qsgn, ipct, dplo = _str(t, "QQSTQSGN"), _num(t, "QQSTIPCT"), _num(t, "QQSTDPLO")
+        cf13 = self.p["CF13"]
+        readers: dict[tuple, set] = {}
+        for i in np.nonzero(shared & (ipct > 0))[0]:
+            readers.setdefault((qsgn[i], name[i], int(k[i])), set()).add(qm[i])
+        busy = (puts >= cf13["min_volume"]) & (gets >= cf13["min_volume"])  # its own puts show it the depth
+        for i in np.nonzero(shared & _present(t, "QQSTDPLO") & (dplo == 0) & busy)[0]:
+            sev = level("CF13", int(dphi[i]))
+            if sev and len(readers.get((qsgn[i], name[i], int(k[i])), ())) >= cf13["min_input_qmgrs"]:
+                text = f"QQSTDPLO 0, QQSTDPHI {threshold_text('CF13', sev)}, open for input on several members"
+                self.fire("CF13", sev, qm[i], "queue", name[i], k[i], st[i], int(dphi[i]), text)
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

@@ -19,7 +19,15 @@ from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SH
 from .workload import QmgrInterval
 
 # The MQ version that first has the fields a rule or check reads.
-RULE_VERSION = {"Q02": "9.3.3", "Q03": "9.3.3", "Q04": "9.3.1", "Q07": "9.3.3", "Q10": "9.3.1"}
+RULE_VERSION = {
+    "Q02": "9.3.3",
+    "Q03": "9.3.3",
+    "Q04": "9.3.1",
+    "Q07": "9.3.3",
+    "Q10": "9.3.1",
+    "CF10": "9.3.3",
+    "CF13": "9.3.3",
+}
 CHECK_VERSION = {
     "nmag_gt_flgt": "9.3.3",
     "tmfg_gt_flgt": "9.3.3",
@@ -397,6 +405,12 @@ class _Planner:
                 how = f"message sizes straddle the CF buffer boundaries: {share * 100:.0f} % of the gets are re-driven"
             self.record_injection(rule, qm, "cf_structure", names[s], k, how)
             return
+        if rule in ("CF07", "CF09", "CF10", "CF11", "CF13", "DB02", "DB03"):
+            self.inject_record_values(target, rule, qms, ks)
+            return
+        if rule == "CF17":
+            self.inject_qsg_log_bound(target, qms, ks)
+            return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
             qm, k = self.place(target, cands, "queue manager interval")
@@ -459,6 +473,170 @@ class _Planner:
                     effects.no_uncommitted.add((kk, m, q))
             how = f"a unit of work stays uncommitted across {NUMBER_WORDS.get(run, run)} collections"
         self.record_injection(rule, qm, "queue", qname, k, how)
+
+    def mutate(self, qm: QueueManager, k: int, fn: Callable[[QmgrInterval], None]) -> None:
+        self.out.mutations.setdefault((k, qm.index), []).append(fn)
+
+    def inject_record_values(self, target: Target, rule: str, qms, ks) -> None:
+        """Pathologies that are values of one record: set in the interval's generated structures
+        before they are written (like --violate), so the rest of the record stays as simulated."""
+        p = rule_parameters()
+        names = self.topology.structure_names
+        in_qsg = [qm for qm in qms if qm.qsg]
+        if not in_qsg:
+            raise PlanError(f"{target}: needs a queue manager in a queue-sharing group")
+        if rule in ("CF07", "CF11"):
+            # Application structures (CF11: those with shared message data sets).
+            structs = [i for i, (n, *_, smds) in enumerate(self.topology.structures) if n.startswith("APPL")]
+            structs = [i for i in structs if self.topology.structures[i][3]] if rule == "CF11" else structs
+            if target.object_name is not None:
+                structs = [i for i in structs if names[i] == target.object_name]
+            kind = "cf" if rule == "CF07" else "smds"
+            cands = [([(kind, qm.index, s, k)], (qm, s, k)) for qm in in_qsg for s in structs for k in ks]
+            qm, s, k = self.place(target, cands, "CF structure")
+            if rule == "CF07":
+                entries = int(2 * p["CF07"]["min_volume"])
+                ratio = p["CF07"]["high_ratio"] + 3
+
+                def fn(qi, s=s):
+                    cols = qi.structures["QEST"]
+                    cols["QESTMNUS"][s] = max(int(cols["QESTMNUS"][s]), entries)
+                    cols["QESTMLUS"][s] = int(ratio * cols["QESTMNUS"][s])
+
+                how = f"large messages take {ratio:g} list elements per entry: elements run out long before entries"
+            else:
+                used = 0.97
+
+                def fn(qi, name=names[s]):
+                    cols = qi.structures["QESD"]
+                    i = list(cols["QESDSTR"]).index(name)
+                    total = int(cols["QESDSMBT"][i])
+                    cols["QESDSMBU"][i] = int(used * total)
+                    cols["QESDSMBF"][i] = max(0, total - 100 - int(used * total))
+                    cols["QESDSMFL"][i] = 4
+
+                how = f"the shared message data set is {used:.0%} used and 4 block allocations failed"
+            self.mutate(qm, k, fn)
+            self.record_injection(rule, qm, "cf_structure" if rule == "CF07" else "smds", names[s], k, how)
+            return
+        if rule in ("CF09", "DB02", "DB03"):
+            cands = [([("db2", qm.index, k)], (qm, k)) for qm in in_qsg for k in ks if rule != "DB03" or k >= 1]
+            qm, k = self.place(target, cands, "queue manager interval (Db2 manager)")
+            if rule == "CF09":
+                blobs = 120
+
+                def fn(qi):
+                    cols = qi.structures["Q5ST"]
+                    cols["LMSINS"][0], cols["LMSSEL"][0], cols["LMSDEL"][0] = blobs, blobs, blobs - 5
+
+                how = f"{blobs} shared-queue messages above 63 KB stored as Db2 BLOBs (inserted, read, deleted)"
+            elif rule == "DB02":
+                thread_us = int(2.5 * p["DB02"]["warning"])
+                reads = int(4 * p["DB02"]["min_volume"])
+
+                def fn(qi):
+                    cols = qi.structures["Q5ST"]
+                    cols["READCNT"][0] = max(int(cols["READCNT"][0]), reads)
+                    cols["READTCUW"][0] = int(cols["READCNT"][0]) * thread_us
+                    cols["READSCUW"][0] = int(cols["READCNT"][0]) * (thread_us - 100)
+
+                how = f"Db2 reads take {thread_us} us of thread time each"
+            else:
+                per_hour = 6 * p["DB03"]["info"]
+                updates = int(math.ceil(per_hour * self.seconds / 3600))
+
+                def fn(qi):
+                    cols = qi.structures["Q5ST"]
+                    cols["SCSUPD"][0] = updates
+                    cols["SCSSEL"][0] = int(cols["SCSSEL"][0]) + updates
+
+                how = f"shared channels change state {updates} times in the interval ({per_hour:g} per hour)"
+            self.mutate(qm, k, fn)
+            self.record_injection(rule, qm, "db2_manager", qm.name, k, how)
+            return
+        # CF10 / CF13: one shared queue's row on one queue manager.
+        cands = self.queue_candidates(target, in_qsg, ks, 0, 0, lambda qm, queues: queues.is_shared)
+        if rule == "CF13":  # another member must have the queue open for input in the same interval
+            cands = [
+                (claims + [("queue", other.index, other.queue_index(str(qm.queues.name[q])), k)], (qm, q, k, other))
+                for claims, (qm, q, k) in cands
+                for other in self.topology.qmgrs[:]
+                if other is not qm and other.qsg == qm.qsg and str(qm.queues.name[q]) in set(other.queues.name)
+            ]
+        else:
+            cands = [(claims, (qm, q, k, None)) for claims, (qm, q, k) in cands]
+        qm, q, k, other = self.place(target, cands, "shared queue")
+        qname = str(qm.queues.name[q])
+        if rule == "CF10":
+            size = int(p["CF10"]["info"]) + 35_488  # 100,000 bytes
+
+            def fn(qi, q=q):
+                cols = qi.structures["QQST"]
+                cols["QQSTMSMA"][q] = max(int(cols["QQSTMSMA"][q]), size)
+
+            how = f"one message of {size:,} bytes put to the shared queue (above the 63 KB a CF entry can hold)"
+        else:
+            gets = max(int(p["CF13"]["min_volume"]), 1)
+
+            def fn(qi, q=q):
+                cols = qi.structures["QQST"]
+                more = max(0, gets - int(cols["QQSTPUTS"][q]))  # puts of its own, non-persistent
+                cols["QQSTPUTS"][q] = int(cols["QQSTPUTS"][q]) + more
+                cols["QQSTNPPT"][q] = int(cols["QQSTNPPT"][q]) + more
+                cols["QQSTDPLO"][q] = 0
+                cols["QQSTDPHI"][q] = 1
+                cols["QQSTDPTH"][q] = min(int(cols["QQSTDPTH"][q]), 1)
+                cols["QQSTGETS"][q] = max(int(cols["QQSTGETS"][q]), gets)
+                cols["QQSTIPCT"][q] = max(int(cols["QQSTIPCT"][q]), 1)
+                cols["QQSTIPHI"][q] = max(int(cols["QQSTIPHI"][q]), int(cols["QQSTIPCT"][q]))
+
+            other_q = other.queue_index(qname)
+
+            def open_elsewhere(qi, q=other_q):
+                cols = qi.structures["QQST"]
+                cols["QQSTIPCT"][q] = max(int(cols["QQSTIPCT"][q]), 1)
+                cols["QQSTIPHI"][q] = max(int(cols["QQSTIPHI"][q]), int(cols["QQSTIPCT"][q]))
+
+            self.mutate(other, k, open_elsewhere)
+            how = f"the shared queue goes empty after every message while {other.name} also waits on it for input"
+        self.mutate(qm, k, fn)
+        self.record_injection(rule, qm, "queue", qname, k, how)
+
+    def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
+        """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,
+        a fifth larger on the chosen member so that it is the busiest."""
+        cands = []
+        for qm in qms:
+            members = [m for m in self.topology.qmgrs if qm.qsg and m.qsg == qm.qsg]
+            if len(members) < int(rule_parameters()["CF17"]["min_members"]):
+                continue
+            for k in ks:
+                picks = []
+                for member in members:
+                    for q in self.rng.permutation(
+                        np.nonzero(self.busy(member, member.queues) & (member.queues.bpid >= 0))[0]
+                    ):
+                        q = int(q)
+                        claims = [
+                            ("log", member.index, k),
+                            ("queue", member.index, q, k),
+                            ("pool", member.index, int(member.queues.bpid[q]), k),
+                        ]
+                        if self.free(claims):
+                            picks.append((claims, member, q))
+                            break
+                if len(picks) == len(members):
+                    cands.append(([c for claims, *_ in picks for c in claims], (qm, k, picks)))
+        qm, k, picks = self.place(target, cands, "queue-sharing group interval")
+        mb_per_s = log02_mb_per_s()
+        msgs = int(np.ceil(mb_per_s * 2**20 * self.seconds / (LOG02_MESSAGE + 1300 + 500)))
+        for _, member, q in picks:
+            self.effects.burst[(k, member.index, q)] = (int(msgs * 1.2) if member is qm else msgs, LOG02_MESSAGE)
+        self.record_injection(
+            "CF17", qm, "queue_sharing_group", qm.qsg, k,
+            f"every member of {qm.qsg} puts and gets about {mb_per_s:.0f} MB/s of persistent {LOG02_MESSAGE}-byte "
+            f"messages ({qm.name} a fifth more)",
+        )  # fmt: skip
 
     # -- violations ----------------------------------------------------------------------------
     def violate(self, target: Target) -> None:
@@ -773,6 +951,18 @@ def rule_assumptions(scenario) -> dict:
         "checkpoints",
         "Q07": f"QQSTEXPR {threshold_text('Q07', 'info')} with queue-manager expiry off (EXPRYINT 0)",
         "Q10": f"QQSTUNCM set in {runs['Q10']} consecutive intervals; fires in the {lasts['Q10']} (and later)",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, Q01-Q04, Q07, Q10 "
-        "(see expected_firings, computed from the written values)",
+        "CF07": "application structures with QESTMNUS >= "
+        f"{threshold('CF07', 'min_volume'):g}; fires outside {threshold('CF07', 'low_ratio'):g} .. "
+        f"{threshold('CF07', 'high_ratio'):g} elements per entry",
+        "CF13": "per queue manager row of a shared queue: QQSTDPLO 0, QQSTDPHI "
+        f"{threshold_text('CF13', 'info')}, QQSTPUTS + QQSTPUT1 and QQSTGETS >= {threshold('CF13', 'min_volume'):g}, and at least "
+        f"{threshold('CF13', 'min_input_qmgrs'):g} members of the QSG with QQSTIPCT > 0 for the queue in the interval",
+        "CF17": "LOG02 (as above) fires on every member of the QSG that wrote log statistics in the interval; "
+        "reported on the member with the most log MB/s",
+        "DB03": "(SCSINS + SCSUPD + SCSDEL) per hour "
+        f"{threshold_text('DB03', 'info')} and above {threshold('DB03', 'baseline_factor'):g} x the queue "
+        "manager's average over its previous intervals (none in its first)",
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, "
+        "CF07, CF09-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q10 (see expected_firings, computed from the "
+        "written values)",
     }

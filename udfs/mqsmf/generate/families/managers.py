@@ -141,9 +141,10 @@ def manager_statistics(
         "READCNT": one(reads),
         "UPDTCNT": one(int(rng.integers(0, 10))),
         "WRITCNT": one(0),
-        "SCSSEL": one(int(rng.integers(10, 100))),
+        # Shared channel status reads and changes at a steady hourly rate (DB03 judges changes per hour).
+        "SCSSEL": one(int(rng.integers(10, 100) * seconds / 1800)),
         "SCSINS": one(0),
-        "SCSUPD": one(int(rng.integers(0, 40))),
+        "SCSUPD": one(int(rng.integers(0, 40) * seconds / 1800)),
         "SCSDEL": one(0),
         "SSKSEL": one(0),
         "SSKINS": one(0),
@@ -158,5 +159,7 @@ def manager_statistics(
         "LISTTMXW": one(3_000),
         "LISTSCUW": one((reads // 4) * 330),
         "LISTSMXW": one(2_500),
+        # Shared-queue messages above 63 KB held as Db2 BLOBs (CF09): none in a clean interval.
+        **{f"LMS{op}": one(0) for op in ("SEL", "INS", "UPD", "DEL", "LIS")},
     }
     return {"QMST": qmst, "QIST": qist, "QLST": qlst, "QSST": qsst, "QTST": qtst, "Q5ST": q5st}

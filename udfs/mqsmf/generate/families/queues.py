@@ -23,6 +23,10 @@ MAX_CLEAN_AGE_S = 30  # clean queues are drained: the oldest message is at most 
 ROLLBACK_SHARE = 0.0005
 
 
+# Puts in an interval from which a member's view of a shared queue's depth is a busy one (CF13).
+BUSY_SHARED_PUTS = 100
+
+
 def poisson(rng: np.random.Generator, lam) -> np.ndarray:
     return rng.poisson(np.maximum(np.asarray(lam, dtype=np.float64), 0.0)).astype(np.int64)
 
@@ -179,6 +183,9 @@ def shared_queue_traffic(
         qm_rows = rows[m]
         qm_traffic["gets_net"][qm_rows] = allocated[m, qm.queues.shared_index[qm_rows]]
     peak_extra = np.floor(np.minimum(puts, gets_net) * rng.uniform(0, 0.005, shared_count)).astype(np.int64)
+    # A busy shared queue holds a few messages at its peak: one that never passes two while it keeps
+    # going empty is MP16's CURDEPTH 0 to 1 pathology (CF13), which only --inject plants.
+    peak_extra = np.maximum(peak_extra, np.where(np.minimum(puts, gets_net) >= BUSY_SHARED_PUTS, 6, 0))
     return dict(
         depth_start=depth_start,
         depth_end=depth_end,
@@ -445,7 +452,10 @@ def _depth_and_age(
         j = queues.shared_index[shared]
         peak, low = shared_now["peak"][j], shared_now["low"][j]
         putting = total[shared] > 0
-        u = rng.uniform(0, 1, len(j))
+        # A member that puts many messages sees the depth at many moments: at least half way to the peak.
+        u = np.where(total[shared] >= BUSY_SHARED_PUTS, 0.5, 0.0) + rng.uniform(0, 1, len(j)) * np.where(
+            total[shared] >= BUSY_SHARED_PUTS, 0.5, 1.0
+        )
         end_depth = depth_end[shared]
         depth_high[shared] = np.where(putting, end_depth + np.floor(u * (peak - end_depth)), end_depth)
         depth_low[shared] = np.where(

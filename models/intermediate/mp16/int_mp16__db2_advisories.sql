@@ -1,0 +1,130 @@
+-- MP16 Db2 manager rules on the queue manager's Db2 statistics (Q5ST, SMF 115
+-- subtype 2; written by queue managers in a queue-sharing group). No mart holds them yet, so they
+-- are read from staging with the queue manager's QSG.
+-- CF09: shared-queue messages above 63 KB stored as Db2 BLOBs (any BLOB request).
+-- DB02: the slowest kind of Db2 request (read, write, update, delete, list) with min_volume
+-- requests, by its average thread elapsed time.
+-- DB03: shared channel status changes per hour against an absolute floor and the queue manager's
+-- baseline (its average over the previous baseline_intervals intervals; none in its first).
+-- Grain: one row per rule x queue manager x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+{%- set baseline_intervals = [mp16_threshold(mp16, 'DB03', 'baseline_intervals') | float | int, 1] | max %}
+{%- set request_kinds = {'read': 'READ', 'write': 'WRIT', 'update': 'UPDT', 'delete': 'DELE', 'list': 'LIST'} %}
+
+with
+
+db2 as (
+    select * from {{ ref('stg_smf__q5st') }}
+),
+
+qmgr_qsg as (
+    select * from {{ ref('int_smf__qmgr_qsg') }}
+),
+
+stats as (
+    select
+        db2.qmgr_name,
+        qmgr_qsg.qsg_name,
+        db2.interval_start_at,
+        db2.interval_end_at,
+        cast(
+            coalesce(db2.blob_select_count, 0) + coalesce(db2.blob_insert_count, 0)
+            + coalesce(db2.blob_update_count, 0) + coalesce(db2.blob_delete_count, 0)
+            + coalesce(db2.blob_list_count, 0)
+            as double
+        ) as blob_requests,
+        cast(db2.blob_insert_count as bigint) as blob_inserts,
+        cast(db2.blob_select_count as bigint) as blob_selects,
+        -- DB02: each kind's average thread time where it has min_volume requests.
+        {%- for kind in request_kinds %}
+            case
+                when db2.{{ kind }}_count >= {{ mp16_threshold(mp16, 'DB02', 'min_volume') }}
+                    then {{ safe_divide('db2.' ~ kind ~ '_thread_time_total_us', 'db2.' ~ kind ~ '_count') }}
+            end as {{ kind }}_avg_thread_us,
+        {%- endfor %}
+        3600 * {{ safe_divide(
+            'coalesce(db2.scst_insert_count, 0) + coalesce(db2.scst_update_count, 0)'
+            ~ ' + coalesce(db2.scst_delete_count, 0)',
+            'db2.interval_seconds'
+        ) }} as scst_changes_per_hour
+    from db2
+    left join qmgr_qsg on db2.qmgr_name = qmgr_qsg.qmgr_name
+),
+
+measures as (
+    select
+        *,
+        greatest(
+            {%- for kind in request_kinds %}
+                {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
+            {%- endfor %}
+        ) as slowest_avg_thread_us,
+        case greatest(
+            {%- for kind in request_kinds %}
+                {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
+            {%- endfor %}
+        )
+            {%- for kind, prefix in request_kinds.items() %}
+                when {{ kind }}_avg_thread_us then '{{ prefix }}'
+            {%- endfor %}
+        end as slowest_request_kind,
+        avg(scst_changes_per_hour) over (
+            partition by qmgr_name order by interval_start_at
+            rows between {{ baseline_intervals }} preceding and 1 preceding
+        ) as scst_changes_baseline
+    from stats
+),
+
+levels as (
+    select
+        *,
+        {{ mp16_severity(mp16, 'CF09', 'blob_requests') }} as cf09_level,
+        {{ mp16_severity(mp16, 'DB02', 'slowest_avg_thread_us') }} as db02_level,
+        case
+            when scst_changes_per_hour > {{ mp16_threshold(mp16, 'DB03', 'baseline_factor') }} * scst_changes_baseline
+                then {{ mp16_severity(mp16, 'DB03', 'scst_changes_per_hour') }}
+        end as db03_level
+    from measures
+),
+
+final as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'db2_manager' as object_type,
+        levels.qmgr_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'CF09', 'cf09_level', 'cf09_level', 'blob_requests', mp16_severity_threshold(mp16, 'CF09', 'cf09_level'),
+                "format_string('%d Db2 BLOB requests (LMSINS %d, LMSSEL %d): shared-queue messages above 63 KB"
+                ~ " are held in Db2', cast(blob_requests as bigint), blob_inserts, blob_selects)"
+            ) }},
+            {{ mp16_firing(
+                'DB02', 'db02_level', 'db02_level', 'slowest_avg_thread_us',
+                mp16_severity_threshold(mp16, 'DB02', 'db02_level'),
+                "format_string('%s requests average %.0f us of thread time (%sTCUW / %sCNT)', slowest_request_kind,"
+                ~ " slowest_avg_thread_us, slowest_request_kind, slowest_request_kind)"
+            ) }},
+            {{ mp16_firing(
+                'DB03', 'db03_level', 'db03_level', 'scst_changes_per_hour',
+                'greatest(' ~ mp16_threshold(mp16, 'DB03', 'info') ~ ', '
+                ~ mp16_threshold(mp16, 'DB03', 'baseline_factor') ~ ' * scst_changes_baseline)',
+                "format_string('%.0f shared channel status changes per hour (SCSINS + SCSUPD + SCSDEL; baseline"
+                ~ " %.0f per hour)', scst_changes_per_hour, scst_changes_baseline)"
+            ) }}
+        )) firings as firing
+)
+
+select * from final
+where severity is not null
