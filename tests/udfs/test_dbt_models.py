@@ -47,6 +47,8 @@ FACT_STRUCTURE = {
     "fct_cf_structure_qmgr_stats": "QEST",
     "fct_message_manager_stats": "QMST",
     "fct_data_manager_stats": "QIST",
+    "fct_task_accounting": "WTAS",
+    "fct_queue_accounting": "WQST",
 }
 INTERVAL = ["interval_start_at", "interval_end_at", "interval_seconds"]
 CONTRACT = {
@@ -149,6 +151,20 @@ def test_row_counts_reconcile_from_decoded_instances_to_facts(spark, warehouse):
     assert qest.qsg.notna().all()
     cf_rows = spark.table(f"{MARTS}.fct_cf_structure_stats").count()
     assert cf_rows == len(_slots(qest, ["qsg", "QESTSTR"]))
+
+
+def test_every_queue_accounting_block_belongs_to_its_task(spark, warehouse):
+    # Class 3 accounting of the real samples (116/1) and of the generated day, whose first server
+    # task of every queue manager writes more WQ blocks than a 116/1 record holds (116/2 records).
+    blocks = _fact(spark, "fct_queue_accounting")
+    tasks = _fact(spark, "fct_task_accounting").set_index("task_accounting_key")
+    assert (blocks.smf_subtype == 2).any() and blocks.task_accounting_key.notna().all()
+    assert set(blocks.task_accounting_key) <= set(tasks.index)
+    # A task's blocks, its continuation records' included, are those its WTAS counts (WTASWQCT).
+    assert (tasks.queue_blocks_found == tasks.queue_block_count).all()
+    assert tasks.queue_blocks_found.sum() == len(blocks) == len(warehouse.decoded["WQST"])
+    per_task = blocks.groupby("task_accounting_key").gets.sum()
+    assert (tasks.gets.reindex(per_task.index) == per_task).all()
 
 
 def _slots(rows: pd.DataFrame, keys: list[str]) -> set[tuple]:

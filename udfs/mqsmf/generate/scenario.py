@@ -40,6 +40,13 @@ SUBTYPES = {
     231: dict(nsda=6, ifcid=0, rmid=231, release_byte=0),
 }
 RECORD_OVERHEAD = 28 + 8 * 2 + 52 + 16  # SMF header, 2 triplets, QWHS + QWHX: room left for instances
+# Class 3 accounting (SMF 116): a task's 116/1 record holds its WTID, its WTAS and up to 8 WQ blocks
+# (25,076 bytes with V8's 2,792-byte blocks, as MP16 reports for eight queues); each 116/2
+# continuation record its WTID and up to 9 more WQ blocks. IFCID and resource manager as in the
+# public 116/1 sample.
+ACCOUNTING = {1: dict(wq_triplet=3, wq_per_record=8), 2: dict(wq_triplet=2, wq_per_record=9)}
+ACCOUNTING_HEADER = dict(ifcid=25, rmid=247)
+ACCOUNTING_CONNECTION_TYPE = 2  # QWHCATYP / WTIDATYP: TSO or batch
 # Context columns of the decoder's typed rows that the truth reproduces (the file position is
 # the only one it cannot know).
 TRUTH_CONTEXT = (
@@ -149,6 +156,11 @@ def truth_table(name: str, parts: list[tuple], wanted: set[str] | None = None) -
                 vals = np.zeros(n_total, np.uint64)
                 for fl in lay.flags:
                     vals |= np.where(_gather(parts, fl.name, bool), np.uint64(fl.mask), np.uint64(0))
+            elif f.kind == "hex":  # hex text as given, left-aligned in the field; missing = zeros
+                vals = np.array(
+                    [bytes.fromhex(v or "").ljust(f.length, b"\0").hex().upper() for v in _gather(parts, col, object)],
+                    dtype=object,
+                )
             else:
                 vals = _gather(parts, col, object if f.kind == "char" else np.int64)
             out[col] = _field_arrow(f, vals, absent, typ)
@@ -171,6 +183,9 @@ def _gather(parts, col: str, dtype) -> np.ndarray:
 def _field_arrow(f, vals: np.ndarray, absent: np.ndarray, typ: pa.DataType) -> pa.Array:
     mask = absent if absent.any() else None
     kind = f.kind
+    if kind == "hex":
+        text = pa.array(np.asarray(vals), type=pa.string())
+        return pc.if_else(pa.array(absent), pa.nulls(len(text), pa.string()), text) if mask is not None else text
     if kind == "char":
         text = pc.utf8_rtrim(pa.array(np.asarray(vals), type=pa.string()), characters=" ")
         return pc.if_else(pa.array(absent), pa.nulls(len(text), pa.string()), text) if mask is not None else text
@@ -215,7 +230,8 @@ class Scenario:
             for qi in qis:
                 for rec in self._records(qi, encoded, truth, seq):
                     seq += 1
-                    copies = 2 if (rec.k, rec.qmgr, rec.subtype) in self.planned.duplicates else 1
+                    duplicated = rec.smf_type == 115 and (rec.k, rec.qmgr, rec.subtype) in self.planned.duplicates
+                    copies = 2 if duplicated else 1
                     for _ in range(copies):
                         if truth is not None:
                             for part in rec.truth:
@@ -292,7 +308,86 @@ class Scenario:
                     if truth.wants(name):
                         rec.truth.append((name, qi.structures[name], rows, ctx, lengths, entry_index))
             out.append(rec)
+        # Accounting records leave after the statistics records, each a millisecond after the previous.
+        accounting_at = end + (qi.m * 37 + 11) * 1000 + len(headers) * 1000
+        return out + self._accounting_records(qi, qm, encoded, truth, accounting_at, seq0 + len(headers))
+
+    def _accounting_records(
+        self, qi: QmgrInterval, qm, encoded: dict, truth: TruthCollector | None, written_us: int, seq0: int
+    ) -> list[LogicalRecord]:
+        """Each accounted task's 116/1 record (WTID, WTAS, its first WQ blocks) and, when its WQ
+        blocks do not fit, 116/2 continuation records (WTID and the next WQ blocks)."""
+        if qi.task_of is None or not qi.rows.get("WTAS"):
+            return []
+        mine = {}
+        for name in ("WTID", "WTAS", "WQST"):
+            data, first = encoded[name]
+            length = version_length(layout(name), qm.version)
+            mine[name] = (data[first[qi.m] : first[qi.m] + qi.rows[name], :length], length)
+        offset_us = qm.utc_offset_min * 60 * US_PER_S
+        headers, sections, metas = [], [], []
+        for task in range(qi.rows["WTAS"]):
+            blocks = np.nonzero(qi.task_of == task)[0]
+            first_count = ACCOUNTING[1]["wq_per_record"]
+            chunks = [(1, blocks[:first_count])]
+            rest = blocks[first_count:]
+            per_record = ACCOUNTING[2]["wq_per_record"]
+            chunks += [(2, rest[i : i + per_record]) for i in range(0, len(rest), per_record)]
+            wtid = qi.structures["WTID"]
+            for subtype, chunk in chunks:
+                secs = {1: mine["WTID"][0][task : task + 1]}
+                meta = {"WTID": (np.array([task]), np.array([0]), np.array([mine["WTID"][1]]))}
+                if subtype == 1:
+                    secs[2] = mine["WTAS"][0][task : task + 1]
+                    meta["WTAS"] = (np.array([task]), np.array([0]), np.array([mine["WTAS"][1]]))
+                if len(chunk):
+                    secs[ACCOUNTING[subtype]["wq_triplet"]] = mine["WQST"][0][chunk]
+                    meta["WQST"] = (chunk, np.arange(len(chunk)), np.full(len(chunk), mine["WQST"][1]))
+                created = written_us + len(headers) * 1000
+                headers.append(
+                    RecordHeader(
+                        smf_type=116,
+                        subtype=subtype,
+                        system_id=qm.system_id,
+                        qmgr=qm.name,
+                        rel=qm.rel,
+                        smf_time_local_us=created + offset_us + 3000,
+                        stck_us=created,
+                        interval_start_local_us=0,
+                        interval_duration=0,
+                        nsda=max(secs) + 1,
+                        sequence=seq0 + len(headers) + 1,
+                        qwhx_qsg=qm.qsg if qm.qwhx_rel else None,
+                        qwhx_rel=qm.qwhx_rel,
+                        qwhc={
+                            "QWHCAID": str(wtid["WTIDTRAN"][task]),
+                            "QWHCCV": str(wtid["WTIDCORI"][task]),
+                            "QWHCCN": str(wtid["WTIDCCN"][task]),
+                            "QWHCOPID": str(wtid["WTIDOPID"][task]),
+                            "QWHCATYP": ACCOUNTING_CONNECTION_TYPE,
+                        },
+                        **ACCOUNTING_HEADER,
+                    )
+                )
+                sections.append(secs)
+                metas.append(meta)
+        out = []
+        for hdr, data, meta in zip(headers, build_records(headers, sections), metas, strict=True):
+            rec = LogicalRecord(data, 116, hdr.subtype, qm.name, qi.k, {name: len(r[0]) for name, r in meta.items()})
+            if truth is not None:
+                ctx = self._accounting_context(qm, hdr)
+                for name, (rows, entry_index, lengths) in meta.items():
+                    if truth.wants(name):
+                        rec.truth.append((name, qi.structures[name], rows, ctx, lengths, entry_index))
+            out.append(rec)
         return out
+
+    def _accounting_context(self, qm, hdr: RecordHeader) -> dict:
+        """Record context of an SMF 116 record: no interval (its short QWHS has none)."""
+        ctx = self._context(qm, hdr, 0, 0)
+        ctx.update(smf_type=116, interval_start_local=None, interval_start=None, interval_end=None)
+        ctx["interval_seconds"] = None
+        return ctx
 
     def _context(self, qm, hdr: RecordHeader, start: int, duration: int) -> dict:
         local = hdr.smf_time_local_us // 10_000 * 10_000
@@ -421,9 +516,9 @@ def write_scenario(
 
         written(dump_record(2, sid, first_local), 2)
         for rec in scenario.run(collector):
-            entry = written(rec.data, 115, rec.subtype, rec.qmgr, rec.k, instances=rec.instances)
+            entry = written(rec.data, rec.smf_type, rec.subtype, rec.qmgr, rec.k, instances=rec.instances)
             counts.add(rec)
-            if (rec.k, rec.qmgr, rec.subtype) in scenario.planned.duplicates:
+            if rec.smf_type == 115 and (rec.k, rec.qmgr, rec.subtype) in scenario.planned.duplicates:
                 dup_records.append(entry)
         written(dump_record(3, sid, last_local), 3)
         w.close()
@@ -463,7 +558,10 @@ def _locate_violations(scenario: Scenario, violations: list[dict], index: list[d
             offsets = [
                 e["offset"]
                 for e in index
-                if e["qmgr"] == v["qmgr"] and e["k"] == v["interval"] and (subtype is None or e["subtype"] == subtype)
+                if e["smf_type"] == 115
+                and e["qmgr"] == v["qmgr"]
+                and e["k"] == v["interval"]
+                and (subtype is None or e["subtype"] == subtype)
             ]
             if "queue_row" in v:
                 qm = scenario.topology.qmgr(v["qmgr"])

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import US_PER_S
+from .families.accounting import accounting_records, server_tasks
 from .families.buffer_pools import buffer_pool_statistics, page_set_statistics
 from .families.channel_initiator import channel_initiator_statistics
 from .families.coupling_facility import coupling_facility_statistics
@@ -65,6 +66,8 @@ class Effects:
     cf: dict[tuple[int, int, int], dict[str, int]] = field(default_factory=dict)  # (k, m, structure) -> counters
     partial_shared: set[tuple[int, int, int]] = field(default_factory=set)  # (k, m, structure)
     partial_private: set[tuple[int, int, int]] = field(default_factory=set)  # (k, m, q)
+    # (k, m) -> functions adding a pathology's own accounted tasks: (qm, queue columns, interval) -> [Task]
+    accounting: dict[tuple[int, int], list] = field(default_factory=dict)
     _index: dict | None = field(default=None, repr=False, compare=False)
 
     QUEUE_EFFECTS = (
@@ -103,6 +106,8 @@ class QmgrInterval:
     structures: dict[str, dict[str, np.ndarray]]
     rows: dict[str, int]
     queue_names: np.ndarray
+    # Class 3 accounting: the task (row of WTID and WTAS) each WQST row belongs to
+    task_of: np.ndarray | None = None
 
 
 @dataclass
@@ -248,5 +253,11 @@ class Simulation:
         structures.update(managers)
         structures.update(coupling_facility)
         structures.update(channel_initiator_statistics(qm, queue_columns, rng, start, seconds))
+        tasks = server_tasks(k, qm, queue_columns, self.topology.structure_names, qm.intervals[0].start_us)
+        for add_tasks in self.effects.accounting.get((k, qm.index), ()):
+            tasks += add_tasks(qm, queue_columns, self.topology.structure_names)
+        accounting = accounting_records(qm, tasks, start, end, qm.rel)
+        task_of = accounting.pop("task_of")
+        structures.update(accounting)
         rows = {name: len(next(iter(columns.values()))) if columns else 0 for name, columns in structures.items()}
-        return QmgrInterval(k, qm.index, structures, rows, qqst["QQSTQNAM"])
+        return QmgrInterval(k, qm.index, structures, rows, qqst["QQSTQNAM"], task_of)
