@@ -56,6 +56,16 @@ GENERATED = (
     "Q04@QM04#4",
     "Q07@QM02#5",
     "Q10@QM03#5",
+    # Class 3 accounting (SMF 116): a task of its own per rule, each on its own queue manager interval.
+    "Q05@QM01#3",
+    "Q11@QM02#2",
+    "Q12@QM03#3",
+    "Q13@QM04#2",
+    "CF12@QM01#4",
+    "CF14@QM02#5",
+    "APP01@QM03#4",
+    "APP02@QM04#3",
+    "DB01@QM01#6",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

@@ -230,3 +230,103 @@ def test_other_statistics_intervals_stay_clean_and_inject_cleanly(seconds):
     assert generate_scenario(ScenarioConfig(**base), keep_truth=False).manifest["expected_firings"] == []
     sc = generate_scenario(ScenarioConfig(**base, inject=(Target("LOG03"), Target("Q04"))), keep_truth=False)
     assert sorted(f["rule_id"] for f in sc.manifest["expected_firings"]) == ["LOG03", "Q04"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Class 3 accounting rules of the oracle on hand-made SMF 116 rows (no generator): the levels and
+# legs the injections do not reach, and DB01's confirmation.
+# ----------------------------------------------------------------------------------------------
+ACCT_START = 1_700_000_000_000_000
+ACCT_SECONDS = 1800
+WQ_COUNTERS = sorted(ORACLE_COLUMNS["WQST"] - {"CORREL", "OBJNAME", "BASENAME", "CFSTRUCNAME"})
+
+
+def _accounting_tables(tasks: list[dict]) -> dict:
+    """WTID, WTAS and WQST tables of tasks in interval 0 of QMA1: each task a dict with job,
+    tokens, commits, db2 and blocks (queue name and WQ counters)."""
+    import pyarrow as pa
+
+    ts = pa.timestamp("us", tz="UTC")
+    end = ACCT_START + ACCT_SECONDS * 1_000_000
+    written = [end + 1000 * (i + 1) for i in range(len(tasks))]
+    wtid = pa.table(
+        {"qmgr": ["QMA1"] * len(tasks), "record_stck": pa.array(written, ts), "WTIDCCN": [t["job"] for t in tasks]}
+    )
+    wtas = pa.table(
+        {
+            "qmgr": ["QMA1"] * len(tasks),
+            "record_stck": pa.array(written, ts),
+            "WTASMTHR": [t["tokens"][:8] for t in tasks],
+            "WTASWTAS": [t["tokens"][8:] for t in tasks],
+            "WTASINTS": pa.array([ACCT_START] * len(tasks), ts),
+            "WTASINTE": pa.array([end] * len(tasks), ts),
+            "WTASCMN": [t["commits"] for t in tasks],
+            "WTASCMET": [0] * len(tasks),
+            "WTASDBCT": [t.get("db2", 0) for t in tasks],
+        }
+    )
+    rows = [(i, t, b) for i, t in enumerate(tasks) for b in t["blocks"]]
+    wqst = {
+        "qmgr": ["QMA1"] * len(rows),
+        "record_stck": pa.array([written[i] for i, _, _ in rows], ts),
+        "CORREL": ["0" * 16 + t["tokens"] for _, t, _ in rows],
+        "OBJNAME": [b["queue"] for _, _, b in rows],
+        "BASENAME": [b["queue"] for _, _, b in rows],
+        "CFSTRUCNAME": [""] * len(rows),
+    }
+    wqst |= {c: [int(b.get(c, 0)) for _, _, b in rows] for c in WQ_COUNTERS}
+    return {"WTID": wtid, "WTAS": wtas, "WQST": pa.table(wqst)}
+
+
+def _acct_firings(tables: dict, rule: str) -> list[tuple]:
+    fired = evaluate(tables, {}, ACCT_START, ACCT_SECONDS)
+    return [(f["severity"], f["object_name"], f["value"]) for f in fired if f["rule_id"] == rule]
+
+
+def test_oracle_app01_levels_read_messages_and_puts_per_commit():
+    p = rule_parameters()["APP01"]
+    huge = int(p["critical"]) + 5_000
+    tasks = [
+        dict(job="BULK", tokens="A" * 16, commits=2, blocks=[dict(queue="Q.A", PUTN=2 * huge)]),
+        dict(job="PUTTER", tokens="B" * 16, commits=10, blocks=[dict(queue="Q.B", PUTN=10 * int(p["info"] + 50))]),
+        dict(job="GETTER", tokens="C" * 16, commits=10, blocks=[dict(queue="Q.C", GETN=10 * int(p["info"] + 50))]),
+    ]
+    assert sorted(_acct_firings(_accounting_tables(tasks), "APP01")) == [
+        ("critical", f"BULK:{'A' * 16}", huge),
+        ("info", f"PUTTER:{'B' * 16}", p["info"] + 50),
+    ]
+
+
+def test_oracle_q05_fires_on_depth_alone_and_not_on_indexed_queues():
+    depth = int(rule_parameters()["Q05"]["max_depth"]) + 40
+    tasks = [
+        dict(job="KEYED", tokens="D" * 16, commits=5, blocks=[dict(queue="Q.PLAIN", GETN=5, GETS=5, MAXQDPTH=depth)]),
+        dict(
+            job="INDEXED",
+            tokens="E" * 16,
+            commits=5,
+            blocks=[dict(queue="Q.INDEXED", GETN=5, GETS=5, GETSMSG=500, MAXQDPTH=depth, INDXTYPE=1)],
+        ),
+    ]
+    assert _acct_firings(_accounting_tables(tasks), "Q05") == [("warning", "Q.PLAIN", depth)]
+
+
+def test_oracle_db01_needs_a_task_that_only_opens():
+    import pyarrow as pa
+
+    ts = pa.timestamp("us", tz="UTC")
+    end = ACCT_START + ACCT_SECONDS * 1_000_000
+    reads = int(3 * rule_parameters()["DB01"]["warning"] * ACCT_SECONDS)
+    interval = {
+        "qmgr": ["QMA1"],
+        "interval_start": pa.array([ACCT_START], ts),
+        "interval_end": pa.array([end], ts),
+        "interval_seconds": [float(ACCT_SECONDS)],
+    }
+    q5st = pa.table(interval | {c: [0] for c in sorted(ORACLE_COLUMNS["Q5ST"])} | {"READCNT": [reads]})
+    qmst = pa.table(interval | {"QMSTOPEN": [reads * 5]})
+    opener = dict(job="OPENER", tokens="F" * 16, commits=0, db2=reads, blocks=[dict(queue="NOT.DEFINED", OPENN=reads)])
+    tables = _accounting_tables([opener]) | {"Q5ST": q5st, "QMST": qmst}
+    assert _acct_firings(tables, "DB01") == [("warning", "QMA1", reads / ACCT_SECONDS)]
+    opener["blocks"][0]["PUTN"] = 1  # it also puts: no longer only opening queues
+    assert _acct_firings(_accounting_tables([opener]) | {"Q5ST": q5st, "QMST": qmst}, "DB01") == []

@@ -6,6 +6,10 @@
 -- requests, by its average thread elapsed time.
 -- DB03: shared channel status changes per hour against an absolute floor and the queue manager's
 -- baseline (its average over the previous baseline_intervals intervals; none in its first).
+-- DB01: many Db2 reads with little definitional activity and per queue open (QMSTOPEN), confirmed
+-- by class 3 accounting (fct_task_accounting): a task in an accounting period overlapping the
+-- interval made Db2 requests and only opened and closed queues (an application opening queues that
+-- are not defined, each open a Db2 look-up). Without that confirmation it does not fire.
 -- Grain: one row per rule x queue manager x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'DB03', 'baseline_intervals') | float | int, 1] | max %}
@@ -21,6 +25,41 @@ qmgr_qsg as (
     select * from {{ ref('int_smf__qmgr_qsg') }}
 ),
 
+message_manager as (
+    select
+        qmgr_name,
+        interval_start_at,
+        open_count
+    from {{ ref('stg_smf__qmst') }}
+),
+
+-- DB01's confirmation: tasks with Db2 requests that got and put nothing.
+open_only_db2_tasks as (
+    select
+        qmgr_name,
+        period_start_at,
+        period_end_at,
+        db2_requests,
+        opens
+    from {{ ref('fct_task_accounting') }}
+    where db2_requests > 0 and opens > 0 and gets + puts + put1s = 0
+),
+
+confirmations as (
+    select
+        db2.qmgr_name,
+        db2.interval_start_at,
+        count(*) as open_only_tasks,
+        sum(open_only_db2_tasks.db2_requests) as open_only_db2_requests
+    from db2
+    inner join open_only_db2_tasks
+        on
+            db2.qmgr_name = open_only_db2_tasks.qmgr_name
+            and db2.interval_end_at > open_only_db2_tasks.period_start_at
+            and db2.interval_start_at < open_only_db2_tasks.period_end_at
+    group by db2.qmgr_name, db2.interval_start_at
+),
+
 stats as (
     select
         db2.qmgr_name,
@@ -34,6 +73,15 @@ stats as (
             as double
         ) as blob_requests,
         cast(db2.blob_insert_count as bigint) as blob_inserts,
+        {{ safe_divide('db2.read_count', 'db2.interval_seconds') }} as db2_reads_per_second,
+        {{ safe_divide(
+            'coalesce(db2.write_count, 0) + coalesce(db2.update_count, 0) + coalesce(db2.delete_count, 0)',
+            'db2.read_count'
+        ) }} as definition_share,
+        {{ safe_divide('db2.read_count', 'message_manager.open_count') }} as reads_per_open,
+        cast(db2.read_count as bigint) as db2_reads,
+        confirmations.open_only_tasks,
+        confirmations.open_only_db2_requests,
         cast(db2.blob_select_count as bigint) as blob_selects,
         -- DB02: each kind's average thread time where it has min_volume requests.
         {%- for kind in request_kinds %}
@@ -49,6 +97,10 @@ stats as (
         ) }} as scst_changes_per_hour
     from db2
     left join qmgr_qsg on db2.qmgr_name = qmgr_qsg.qmgr_name
+    left join message_manager
+        on db2.qmgr_name = message_manager.qmgr_name and db2.interval_start_at = message_manager.interval_start_at
+    left join confirmations
+        on db2.qmgr_name = confirmations.qmgr_name and db2.interval_start_at = confirmations.interval_start_at
 ),
 
 measures as (
@@ -81,6 +133,13 @@ levels as (
         {{ mp16_severity(mp16, 'CF09', 'blob_requests') }} as cf09_level,
         {{ mp16_severity(mp16, 'DB02', 'slowest_avg_thread_us') }} as db02_level,
         case
+            when
+                open_only_tasks > 0
+                and definition_share <= {{ mp16_threshold(mp16, 'DB01', 'max_definition_share') }}
+                and reads_per_open > {{ mp16_threshold(mp16, 'DB01', 'min_reads_per_open') }}
+                then {{ mp16_severity(mp16, 'DB01', 'db2_reads_per_second') }}
+        end as db01_level,
+        case
             when scst_changes_per_hour > {{ mp16_threshold(mp16, 'DB03', 'baseline_factor') }} * scst_changes_baseline
                 then {{ mp16_severity(mp16, 'DB03', 'scst_changes_per_hour') }}
         end as db03_level
@@ -105,6 +164,14 @@ final as (
         firing.applied_comparison
     from levels
         lateral view explode(array(
+            {{ mp16_firing(
+                'DB01', 'db01_level', 'db01_level', 'db2_reads_per_second',
+                mp16_severity_threshold(mp16, 'DB01', 'db01_level'),
+                "format_string('%.1f Db2 reads per second (READCNT %d, %.2f per queue open), writes, updates and"
+                ~ " deletes %.1f %% of them; %d tasks made %d Db2 requests and only opened and closed queues',"
+                ~ " db2_reads_per_second, db2_reads, reads_per_open, 100 * definition_share, open_only_tasks,"
+                ~ " open_only_db2_requests)"
+            ) }},
             {{ mp16_firing(
                 'CF09', 'cf09_level', 'cf09_level', 'blob_requests', mp16_severity_threshold(mp16, 'CF09', 'cf09_level'),
                 "format_string('%d Db2 BLOB requests (LMSINS %d, LMSSEL %d): shared-queue messages above 63 KB"

@@ -59,6 +59,15 @@ SUPPORTED_RULES = (
     "Q04",
     "Q07",
     "Q10",
+    "Q05",
+    "Q11",
+    "Q12",
+    "Q13",
+    "CF12",
+    "CF14",
+    "APP01",
+    "APP02",
+    "DB01",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

@@ -47,7 +47,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QPSTF4KB",
     },
     "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
-    "QMST": {"QMSTSPP", "QMSTPBP"},
+    "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN"},
     "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC", "QESTMNUS", "QESTMLUS"},
     "QESD": {"QESDSTR", "QESDSMBU", "QESDSMBT", "QESDSMFL"},
     "Q5ST": {
@@ -56,6 +56,33 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "SCSINS",
         "SCSUPD",
         "SCSDEL",
+    },
+    # Class 3 accounting (SMF 116): the task (WTID, WTAS) and its queues (WQ blocks).
+    "WTID": {"WTIDCCN"},
+    "WTAS": {"WTASMTHR", "WTASWTAS", "WTASINTS", "WTASINTE", "WTASCMN", "WTASCMET", "WTASDBCT"},
+    "WQST": {
+        "CORREL",
+        "OBJNAME",
+        "BASENAME",
+        "INDXTYPE",
+        "QSGDISP",
+        "CFSTRUCNAME",
+        "OPENN",
+        "OPENCF0",
+        "GETN",
+        "GETS",
+        "GETBRWS",
+        "GETSMSG",
+        "GETPSN",
+        "GETET",
+        "GETPMSG",
+        "PUTN",
+        "PUTET",
+        "PUTPMSG",
+        "PUT1N",
+        "PUT1ET",
+        "PUT1PMSG",
+        "MAXQDPTH",
     },
     "QQST": {
         "QQSTQNAM",
@@ -79,6 +106,8 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QQSTDPLO",
     },
 }
+MQQSGD_SHARED = 2  # WQ QSGDISP of a shared queue
+MQIT_NONE = 0  # WQ INDXTYPE of an unindexed queue
 # Db2 request kinds of Q5ST (DB02): count and cumulative thread time fields are <kind>CNT, <kind>TCUW.
 DB2_REQUEST_KINDS = ("READ", "WRIT", "UPDT", "DELE", "LIST")
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
@@ -261,6 +290,7 @@ class Oracle:
         self.smds()
         self.db2()
         self.queues()
+        self.accounting()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -710,6 +740,208 @@ class Oracle:
             if sev and len(readers.get((qsgn[i], name[i], int(k[i])), ())) >= cf13["min_input_qmgrs"]:
                 text = f"QQSTDPLO 0, QQSTDPHI {threshold_text('CF13', sev)}, open for input on several members"
                 self.fire("CF13", sev, qm[i], "queue", name[i], k[i], st[i], int(dphi[i]), text)
+
+    # ------------------------------------------------------------------------------------------
+    def accounted_tasks(self) -> list[dict]:
+        """Each task's accounting period (a WTAS row) with its WQ blocks: a block belongs to the
+        task of the same queue manager and thread tokens (its correlator's last 16 bytes) whose
+        period ended last before the block's record was written (116/2 continuations included)."""
+        wtas, wqst = self.table("WTAS"), self.table("WQST")
+        if wtas is None:
+            return []
+        ends = _num(wtas, "WTASINTE")
+        if self.interval_of is None:
+            ks = np.rint((ends - self.start_us) / (self.seconds * 1e6)).astype(np.int64) - 1
+        else:
+            ks = np.array(
+                [self.interval_of.get((q, int(e)), -1) for q, e in zip(_str(wtas, "qmgr"), ends, strict=True)]
+            )
+        jobs = {}
+        wtid = self.table("WTID")
+        if wtid is not None:
+            for q, at, job in zip(_str(wtid, "qmgr"), _num(wtid, "record_stck"), _str(wtid, "WTIDCCN"), strict=True):
+                jobs[(q, int(at))] = job
+        tasks = []
+        for i, (q, tokens, at) in enumerate(
+            zip(
+                _str(wtas, "qmgr"),
+                [a + b for a, b in zip(_str(wtas, "WTASMTHR"), _str(wtas, "WTASWTAS"), strict=True)],
+                _num(wtas, "record_stck"),
+                strict=True,
+            )
+        ):
+            tasks.append(
+                dict(
+                    qmgr=q,
+                    name=f"{jobs.get((q, int(at)), '')}:{tokens}",
+                    tokens=tokens,
+                    k=int(ks[i]),
+                    start=int(_num(wtas, "WTASINTS")[i]),
+                    end=int(ends[i]),
+                    commits=int(_num(wtas, "WTASCMN")[i]),
+                    commit_us=int(_num(wtas, "WTASCMET")[i]),
+                    db2=int(_num(wtas, "WTASDBCT")[i]),
+                    blocks=[],
+                )
+            )
+        if wqst is None:
+            return tasks
+        by_tokens: dict[tuple, list[dict]] = {}
+        for task in tasks:
+            by_tokens.setdefault((task["qmgr"], task["tokens"]), []).append(task)
+        columns = ORACLE_COLUMNS["WQST"] - {"CORREL", "OBJNAME", "BASENAME", "CFSTRUCNAME"}
+        values = {c: _num(wqst, c) for c in columns}
+        base, opened, structure = _str(wqst, "BASENAME"), _str(wqst, "OBJNAME"), _str(wqst, "CFSTRUCNAME")
+        written = _num(wqst, "record_stck")
+        for i, (q, correl) in enumerate(zip(_str(wqst, "qmgr"), _str(wqst, "CORREL"), strict=True)):
+            before = [t for t in by_tokens.get((q, correl[16:]), ()) if t["end"] <= written[i]]
+            if not before:
+                continue
+            owner = max(before, key=lambda t: t["end"])
+            block = {c: int(values[c][i]) for c in columns}
+            block.update(queue=base[i] or opened[i], structure=structure[i] or "")
+            owner["blocks"].append(block)
+        return tasks
+
+    def accounting(self) -> None:
+        """Class 3 accounting rules: per queue and accounting period (Q05, Q11, CF12), per task
+        (APP01, APP02, CF14), per statistics interval of a queue (Q12 with QQST depths, Q13 with
+        QQST input handles and gets) and DB01's confirmation of the Db2 counters."""
+        tasks = self.accounted_tasks()
+        if not tasks:
+            return
+        p = self.p
+        per_queue: dict[tuple, dict] = {}
+        for task in tasks:
+            for b in task["blocks"]:
+                key = (task["qmgr"], b["queue"], task["k"])
+                agg = per_queue.setdefault(
+                    key, dict(start=task["start"], seconds=0.0, blocks=[], openers=set(), latch=0)
+                )
+                agg["seconds"] = max(agg["seconds"], (task["end"] - task["start"]) / 1e6)
+                agg["blocks"].append(b)
+        for (qmgr, queue, k), agg in per_queue.items():
+            blocks = agg["blocks"]
+
+            def total(*fields, blocks=blocks):
+                return sum(b[f] for b in blocks for f in fields)
+
+            args = (qmgr, "queue", queue, k, agg["start"])
+            keyed = total("GETS", "GETBRWS")
+            if all(b["INDXTYPE"] == MQIT_NONE for b in blocks) and keyed >= p["Q05"]["min_volume"]:
+                skipped_each = total("GETSMSG") / keyed
+                deepest = max(b["MAXQDPTH"] for b in blocks)
+                if level("Q05", skipped_each):
+                    self.fire("Q05", p["Q05"]["base_severity"], *args, skipped_each, "GETSMSG per keyed get")
+                elif deepest > p["Q05"]["max_depth"]:
+                    self.fire("Q05", p["Q05"]["base_severity"], *args, deepest, "MAXQDPTH")
+            gets = total("GETN")
+            if gets >= p["Q11"]["min_volume"]:
+                sev = level("Q11", total("GETPSN") / gets)
+                if sev:
+                    self.fire("Q11", sev, *args, total("GETPSN") / gets, f"GETPSN / GETN {threshold_text('Q11', sev)}")
+            opens = total("OPENN")
+            shared = any(b["QSGDISP"] == MQQSGD_SHARED for b in blocks)
+            if shared and opens and opens / agg["seconds"] > p["CF12"]["opens_per_second"]:
+                to_cf = 1 - total("OPENCF0") / opens
+                sev = level("CF12", to_cf)
+                if sev:
+                    self.fire("CF12", sev, *args, to_cf, f"opens to the CF {threshold_text('CF12', sev)}")
+        app01 = p["APP01"]
+        for task in tasks:
+            blocks, commits = task["blocks"], task["commits"]
+            args = (task["qmgr"], "task", task["name"], task["k"], task["start"])
+            puts = sum(b["PUTN"] + b["PUT1N"] for b in blocks)
+            messages = puts + sum(b["GETN"] for b in blocks)
+            if commits >= app01["min_volume"]:
+                compare = COMPARE[app01["comparison"]]
+                if compare(messages / commits, app01["critical"]):
+                    self.fire("APP01", "critical", *args, messages / commits, "messages per commit")
+                elif compare(messages / commits, app01["warning"]):
+                    self.fire("APP01", "warning", *args, messages / commits, "messages per commit")
+                elif compare(puts / commits, app01["info"]):
+                    self.fire("APP01", "info", *args, puts / commits, "puts per commit")
+            persistent = sum(b["GETPMSG"] + b["PUTPMSG"] + b["PUT1PMSG"] for b in blocks)
+            seconds = (task["end"] - task["start"]) / 1e6
+            if commits and seconds > 0:
+                each = persistent / commits
+                if p["APP02"]["min_persistent_per_commit"] <= each <= p["APP02"]["max_persistent_per_commit"]:
+                    sev = level("APP02", commits / seconds)
+                    if sev:
+                        self.fire("APP02", sev, *args, commits / seconds, "commits per second")
+            structures = {b["structure"] for b in blocks if b["QSGDISP"] == MQQSGD_SHARED and b["structure"]}
+            if commits >= p["CF14"]["min_volume"]:
+                sev = level("CF14", len(structures))
+                if sev:
+                    self.fire("CF14", sev, *args, len(structures), "CF structures in the units of work")
+        self.accounting_with_statistics(tasks)
+
+    def accounting_with_statistics(self, tasks: list[dict]) -> None:
+        """Q12 and Q13 (QQST with the queues' WQ blocks), DB01 (Q5ST and QMST with the tasks)."""
+        p = self.p
+        t = self.table("QQST")
+        if t is not None:
+            index_type: dict[tuple, dict[int, int]] = {}
+            consumers: dict[tuple, list[dict]] = {}
+            for task in tasks:
+                for b in task["blocks"]:
+                    seen = index_type.setdefault((task["qmgr"], b["queue"]), {})
+                    seen[task["k"]] = max(seen.get(task["k"], 0), b["INDXTYPE"])
+                    if b["GETN"] > 0:
+                        consumers.setdefault((task["qmgr"], b["queue"], task["k"]), []).append((b["GETN"], task))
+            qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+            name, depth, gets, ipct = _str(t, "QQSTQNAM"), _num(t, "QQSTDPTH"), _num(t, "QQSTGETS"), _num(t, "QQSTIPCT")
+            shared = _num(t, "QQSTDISP", False).astype(bool)
+            secs = _num(t, "interval_seconds", 0.0)
+            for i in range(len(qm)):
+                args = (qm[i], "queue", name[i], k[i], st[i])
+                known = {kk: v for kk, v in index_type.get((qm[i], name[i]), {}).items() if kk <= k[i]}
+                if known and not shared[i] and known[max(known)] != MQIT_NONE:
+                    sev = level("Q12", int(depth[i]))
+                    if sev:
+                        self.fire("Q12", sev, *args, int(depth[i]), f"indexed, QQSTDPTH {threshold_text('Q12', sev)}")
+                candidates = consumers.get((qm[i], name[i], int(k[i])), [])
+                if ipct[i] == 1 and gets[i] > 0 and candidates and secs[i] > 0:
+                    _, task = max(candidates, key=lambda c: c[0])
+                    work = sum(b["GETET"] + b["PUTET"] + b["PUT1ET"] for b in task["blocks"]) + task["commit_us"]
+                    task_gets = sum(b["GETN"] for b in task["blocks"])
+                    busy = gets[i] / secs[i] * (work / task_gets) / 1e6
+                    sev = level("Q13", busy)
+                    if sev:
+                        self.fire("Q13", sev, *args, busy, f"single consumer busy {threshold_text('Q13', sev)}")
+        db2, mm = self.table("Q5ST"), self.table("QMST")
+        if db2 is None or mm is None:
+            return
+        opens = {
+            (q, int(e)): int(o)
+            for q, e, o in zip(_str(mm, "qmgr"), _num(mm, "interval_end"), _num(mm, "QMSTOPEN"), strict=True)
+        }
+        lookups = {
+            (task["qmgr"], task["k"])
+            for task in tasks
+            if task["db2"] > 0
+            and sum(b["OPENN"] for b in task["blocks"]) > 0
+            and sum(b["GETN"] + b["PUTN"] + b["PUT1N"] for b in task["blocks"]) == 0
+        }
+        db01 = p["DB01"]
+        qm, k, st, end = _str(db2, "qmgr"), self._k(db2), _num(db2, "interval_start"), _num(db2, "interval_end")
+        secs = _num(db2, "interval_seconds", 0.0)
+        reads = _num(db2, "READCNT")
+        definitions = _num(db2, "WRITCNT") + _num(db2, "UPDTCNT") + _num(db2, "DELECNT")
+        for i in range(len(qm)):
+            opened = opens.get((qm[i], int(end[i])), 0)
+            if (qm[i], int(k[i])) not in lookups or not reads[i] or not opened or secs[i] <= 0:
+                continue
+            if (
+                definitions[i] / reads[i] <= db01["max_definition_share"]
+                and reads[i] / opened > db01["min_reads_per_open"]
+            ):
+                sev = level("DB01", reads[i] / secs[i])
+                if sev:
+                    self.fire(
+                        "DB01", sev, qm[i], "db2_manager", qm[i], k[i], st[i], reads[i] / secs[i],
+                        f"Db2 reads per second {threshold_text('DB01', sev)}, confirmed by open-only tasks",
+                    )  # fmt: skip
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

@@ -14,6 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import US_PER_S, Target, iso
+from .families.accounting import (
+    GET_US,
+    MQIT_MSGID,
+    TOD_HIGH_MAX_US,
+    Task,
+    queue_block,
+    server_input_queues,
+    task_tokens,
+)
 from .mp16_oracle import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
 from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
 from .workload import QmgrInterval
@@ -53,6 +62,11 @@ CHECK_VERSION = {
 # negative depth there breaks nothing but the depth itself).
 CHECK_BEFORE = {"negative_depth": "9.3.3"}
 LOG02_MESSAGE = 1024
+# Rules on class 3 accounting (SMF 116): injected as tasks of their own (Effects.accounting), each
+# on a queue manager interval no other accounting injection uses.
+ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02", "DB01")
+INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 0-3)
+UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -411,6 +425,9 @@ class _Planner:
         if rule == "CF17":
             self.inject_qsg_log_bound(target, qms, ks)
             return
+        if rule in ACCOUNTING_RULES:
+            self.inject_accounting(target, rule, qms, ks)
+            return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
             qm, k = self.place(target, cands, "queue manager interval")
@@ -601,6 +618,185 @@ class _Planner:
             how = f"the shared queue goes empty after every message while {other.name} also waits on it for input"
         self.mutate(qm, k, fn)
         self.record_injection(rule, qm, "queue", qname, k, how)
+
+    def inject_accounting(self, target: Target, rule: str, qms, ks) -> None:
+        """Class 3 accounting pathologies: a task of its own (Effects.accounting) whose WTAS and WQ
+        blocks cross the rule's threshold; Q12 and Q13 also set the queue's QQST values of the
+        interval, DB01 the queue manager's Q5ST counters."""
+        p = rule_parameters()
+        if rule in ("CF12", "CF14", "DB01"):
+            qms = [qm for qm in qms if qm.qsg]
+            if not qms:
+                raise PlanError(f"{target}: needs a queue manager in a queue-sharing group")
+
+        def plain_queues(qm, queues, shared=False):
+            """Queues no server task gets from (their replies may go there): shared ones, or busy
+            private ones with consumers (Q12: in the LONG pool)."""
+            unused = ~np.isin(np.arange(len(queues.name)), sorted(server_input_queues(qm)))
+            if shared:  # an application's shared queue
+                return unused & queues.is_shared & ~np.char.startswith(queues.name.astype(str), "SYSTEM.")
+            wanted = self.busy(qm, queues) & unused & (queues.consumers >= 1)
+            return wanted & (queues.bpid == qm.pool_of_role(ROLE_LONG)) if rule == "Q12" else wanted
+
+        if rule in ("CF14", "DB01", "APP01", "APP02"):
+            cands = [
+                ([("acct", qm.index, k)] + ([("db2", qm.index, k)] if rule == "DB01" else []), (qm, None, k))
+                for qm in qms
+                for k in ks
+            ]
+        else:
+            cands = [
+                (claims + [("acct", qm.index, k)], (qm, q, k))
+                for claims, (qm, q, k) in self.queue_candidates(
+                    target, qms, ks, 0, 0, lambda qm, queues: plain_queues(qm, queues, shared=rule == "CF12")
+                )
+            ]
+        qm, q, k = self.place(target, cands, "queue manager interval (accounting)")
+        number = INJECTED_TASK_BASE + len(self.out.injected)
+        job = f"{qm.name[:4]}J{number:03d}"
+        started = self.config.start_us - 2 * 3600 * US_PER_S
+        seconds = (qm.intervals[k].end_us - qm.intervals[k].start_us) // US_PER_S
+        qname = str(qm.queues.name[q]) if q is not None else None
+        object_type, object_name = "queue", qname
+
+        def add(make: Callable[..., Task]) -> None:
+            self.effects.accounting.setdefault((k, qm.index), []).append(lambda *args: [make(*args)])
+
+        def private_queue(qm_) -> int:
+            """A private queue for a task's puts: the busiest one no server task gets from."""
+            queues = qm_.queues
+            rate = queues.persistent_rate + queues.nonpersistent_rate
+            free = [int(i) for i in np.argsort(-rate, kind="stable") if not queues.is_shared[i]]
+            return next(i for i in free if i not in server_input_queues(qm_))
+
+        if rule == "Q05":
+            gets = 200
+            skipped = int(gets * (p["Q05"]["warning"] + 5))
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, q, structures, gets=gets, specific_gets=gets, skipped=skipped, depth_max=400)
+                return Task(job, number, started, commits=gets, queues=[block])
+
+            how = f"{gets} gets by message id on the unindexed queue skip {skipped // gets} messages each"
+        elif rule == "Q11":
+            gets = 2000
+            from_disk = int(gets * 5 * p["Q11"]["warning"])
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, q, structures, gets=gets, page_set_gets=from_disk)
+                return Task(job, number, started, commits=gets // 10, queues=[block])
+
+            how = f"{from_disk} of {gets} gets read the message from the page set"
+        elif rule == "Q12":
+            depth = int(1.2 * p["Q12"]["info"])
+
+            def make(qm_, columns, structures):
+                block = queue_block(
+                    qm_, q, structures, gets=10, specific_gets=10, index_type=MQIT_MSGID, depth_max=depth
+                )
+                return Task(job, number, started, commits=10, queues=[block])
+
+            def deep(qi, q=q):
+                cols = qi.structures["QQST"]
+                cols["QQSTDPTH"][q] = depth
+                if "QQSTDPHI" in cols:
+                    cols["QQSTDPHI"][q] = max(int(cols["QQSTDPHI"][q]), depth)
+
+            self.mutate(qm, k, deep)
+            how = f"a private queue indexed by message id holds {depth:,} messages"
+        elif rule == "Q13":
+            busy_share = p["Q13"]["warning"] + 0.05
+
+            def make(qm_, columns, structures):
+                row = list(np.asarray(columns["QQSTQNAM"], dtype=object)).index(qname)
+                gets = int(columns["QQSTGETS"][row])
+                block = queue_block(qm_, q, structures, gets=gets)
+                commits = -(-gets // 10)
+                commit_us = max(0, int(busy_share * seconds * US_PER_S) - gets * GET_US)
+                return Task(job, number, started, commits=commits, commit_us=commit_us, queues=[block])
+
+            def single_handle(qi, q=q):
+                cols = qi.structures["QQST"]
+                cols["QQSTIPCT"][q] = 1
+                for name, keep in (("QQSTIPHI", max), ("QQSTIPLO", min)):
+                    if name in cols:
+                        cols[name][q] = keep(int(cols[name][q]), 1)
+
+            self.mutate(qm, k, single_handle)
+            how = f"the queue's only consumer is busy {busy_share:.0%} of the interval in gets and commits"
+        elif rule == "CF12":
+            opens = int(3 * p["CF12"]["opens_per_second"] * seconds)
+            first_opens = int(0.9 * opens)
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, q, structures, puts=opens, opens=opens, opens_without_cf=opens - first_opens)
+                return Task(
+                    job, number, started, latch={11: (opens // 2, min(opens * 5, TOD_HIGH_MAX_US), 900)}, queues=[block]
+                )
+
+            how = f"the shared queue is opened {opens // seconds} times a second, {first_opens / opens:.0%} of them first opens"
+        elif rule == "CF14":
+            shared = qm.queues.is_shared
+            by_structure: dict[int, int] = {}
+            for i in np.nonzero(shared)[0]:
+                by_structure.setdefault(int(qm.queues.structure[i]), int(i))
+            picks = sorted(by_structure.values())[: int(p["CF14"]["info"]) + 1]
+            if len(picks) < p["CF14"]["info"]:
+                raise PlanError(f"{target}: {qm.name} has shared queues in fewer than {p['CF14']['info']:g} structures")
+
+            def make(qm_, columns, structures):
+                blocks = [queue_block(qm_, i, structures, puts=50, opens=1) for i in picks]
+                return Task(job, number, started, commits=50, queues=blocks)
+
+            how = f"each unit of work puts to shared queues of {len(picks)} CF structures"
+            object_type, object_name = "task", None
+        elif rule == "APP01":
+            commits = 5
+            per_commit = int(2 * p["APP01"]["warning"])
+            target_q = private_queue(qm)
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, target_q, structures, puts=commits * per_commit, opens=1)
+                return Task(job, number, started, commits=commits, queues=[block])
+
+            how = f"a batch job puts {per_commit} messages per commit"
+            object_type = "task"
+        elif rule == "APP02":
+            commits = int(2 * p["APP02"]["info"] * seconds)
+            target_q = private_queue(qm)
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, target_q, structures, puts=commits, persistent_puts=commits, opens=1)
+                return Task(job, number, started, commits=commits, queues=[block])
+
+            how = f"{commits // seconds} commits a second, each of one persistent message"
+            object_type = "task"
+        else:  # DB01
+            opens = 4 * seconds  # four failed opens a second, each a Db2 look-up
+            reads_per_s = 5 * p["DB01"]["warning"]
+
+            def make(qm_, columns, structures):
+                block = queue_block(qm_, None, structures, name=UNDEFINED_QUEUE, opens=opens)
+                return Task(job, number, started, db2_requests=opens, queues=[block])
+
+            def lookups(qi):
+                cols, opened = qi.structures["Q5ST"], int(qi.structures["QMST"]["QMSTOPEN"][0])
+                reads = max(int(reads_per_s * seconds), int(2 * p["DB01"]["min_reads_per_open"] * opened) + 1)
+                cols["READCNT"][0] = reads
+                cols["READTCUW"][0] = reads * 310
+                cols["READSCUW"][0] = reads * 260
+                cols["WRITCNT"][0] = cols["UPDTCNT"][0] = cols["DELECNT"][0] = 0
+
+            self.mutate(qm, k, lookups)
+            how = (
+                f"an application opens the undefined queue {UNDEFINED_QUEUE} {opens // seconds} times a second: "
+                f"Db2 reads of at least {reads_per_s:g} a second, no definitions changed"
+            )
+            object_type, object_name = "db2_manager", qm.name
+        if object_type == "task":
+            object_name = f"{job}:{task_tokens(number)}"
+        add(make)
+        self.record_injection(rule, qm, object_type, object_name, k, how, **({"task": job} if q is None else {}))
 
     def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
         """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,

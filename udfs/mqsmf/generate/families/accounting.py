@@ -89,13 +89,20 @@ def queue_block(qm: QueueManager, q: int | None, structure_names, name: str | No
     )
 
 
+def server_input_queues(qm: QueueManager) -> set[int]:
+    """Queue rows the server tasks get from, whatever the interval."""
+    queues = qm.queues
+    rate = queues.persistent_rate + queues.nonpersistent_rate
+    order = [int(q) for q in np.argsort(-rate, kind="stable") if queues.consumers[q] >= 1 and rate[q] > 0]
+    return set(order[:SERVER_TASKS])
+
+
 def server_queues(qm: QueueManager) -> set[int]:
     """Queue rows the server tasks use (their input and reply queues), whatever the interval."""
     queues = qm.queues
     rate = queues.persistent_rate + queues.nonpersistent_rate
     private = np.nonzero(queues.shared_index < 0)[0]
-    order = [int(q) for q in np.argsort(-rate, kind="stable") if queues.consumers[q] >= 1 and rate[q] > 0]
-    used = set(order[:SERVER_TASKS])
+    used = server_input_queues(qm)
     by_rate = [int(r) for r in private[np.argsort(-rate[private], kind="stable")]]
     return used | set(by_rate[: ROUTER_REPLY_QUEUES + SERVER_TASKS])
 

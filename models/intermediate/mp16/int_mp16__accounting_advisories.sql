@@ -1,0 +1,370 @@
+-- MP16 rules on class 3 accounting (SMF 116 subtypes 1 and 2: fct_task_accounting and
+-- fct_queue_accounting), judged per accounting period (object: a queue or a task), and two that join
+-- accounting to the queue statistics (QQST, per statistics interval):
+-- Q05: keyed gets on an unindexed queue; Q11: gets served from the page set; CF12: shared queue
+-- opens that go to the CF (with the opening tasks' latch class 11 wait per open);
+-- CF14: a task whose units of work span CF structures; APP01: messages (puts) per commit;
+-- APP02: many commits of about one persistent message each;
+-- Q12: a deep private queue that its WQ blocks say is indexed (index rebuild at restart);
+-- Q13: a queue with one input handle whose consumer (the accounted task with most gets from it)
+-- is busy for most of the interval.
+-- Class 3 data covers only the tasks and queues accounted (ACCTQ; MP16 suggests sampling it), so
+-- a rule is silent where there is no accounting record. A task is named by its connection name and
+-- thread tokens, an accounting period by its start.
+-- Grain: one row per rule x queue manager x queue or task x accounting period (Q12, Q13: statistics
+-- interval) that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+
+with
+
+queue_blocks as (
+    select * from {{ ref('fct_queue_accounting') }}
+    where period_start_at is not null
+),
+
+tasks as (
+    select
+        *,
+        concat(connection_job_name, ':', task_token) as task_name
+    from {{ ref('fct_task_accounting') }}
+),
+
+queue_stats as (
+    select * from {{ ref('fct_queue_stats') }}
+),
+
+-- The tasks' latch class 11 (DMCSEGAL) waits, per queue they opened: CF12's corroboration.
+opening_tasks as (
+    select distinct
+        queue_blocks.qmgr_name,
+        queue_blocks.queue_name,
+        queue_blocks.period_start_at,
+        queue_blocks.task_accounting_key
+    from queue_blocks
+    where queue_blocks.opens > 0
+),
+
+latch_of_openers as (
+    select
+        opening_tasks.qmgr_name,
+        opening_tasks.queue_name,
+        opening_tasks.period_start_at,
+        sum(tasks.latch_class_11_wait_time_us) as latch_class_11_wait_time_us
+    from opening_tasks
+    inner join tasks on opening_tasks.task_accounting_key = tasks.task_accounting_key
+    group by opening_tasks.qmgr_name, opening_tasks.queue_name, opening_tasks.period_start_at
+),
+
+queue_periods as (
+    select
+        qmgr_name,
+        max(qsg_name) as qsg_name,
+        queue_name,
+        period_start_at,
+        max(period_end_at) as period_end_at,
+        max(period_seconds) as period_seconds,
+        max(index_type_code) = 0 as is_unindexed,
+        bool_or(is_shared) as is_shared,
+        cast(sum(gets_specific + browses_specific) as double) as specific_gets,
+        cast(sum(get_messages_skipped) as double) as messages_skipped,
+        cast(max(depth_max) as double) as depth_max,
+        cast(sum(gets) as double) as gets,
+        cast(sum(get_page_set_reads) as double) as page_set_gets,
+        cast(sum(opens) as double) as opens,
+        cast(sum(opens_without_cf) as double) as opens_without_cf
+    from queue_blocks
+    group by qmgr_name, queue_name, period_start_at
+),
+
+queue_measures as (
+    select
+        queue_periods.*,
+        {{ safe_divide('messages_skipped', 'specific_gets') }} as keyed_scan_depth,
+        {{ safe_divide('page_set_gets', 'gets') }} as page_set_get_share,
+        {{ safe_divide('opens - opens_without_cf', 'opens') }} as cf_open_share,
+        {{ safe_divide('opens', 'period_seconds') }} as opens_per_second,
+        {{ safe_divide('latch_of_openers.latch_class_11_wait_time_us', 'opens') }} as latch_11_wait_us_per_open
+    from queue_periods
+    left join latch_of_openers
+        on
+            queue_periods.qmgr_name = latch_of_openers.qmgr_name
+            and queue_periods.queue_name = latch_of_openers.queue_name
+            and queue_periods.period_start_at = latch_of_openers.period_start_at
+),
+
+queue_levels as (
+    select
+        *,
+        -- Q05: skipped messages per keyed get, or (else) the queue's depth, each above its limit.
+        case
+            when
+                is_unindexed and specific_gets >= {{ mp16_threshold(mp16, 'Q05', 'min_volume') }}
+                and {{ mp16_crosses(mp16, 'Q05', 'warning', 'keyed_scan_depth') }}
+                then 'scan'
+            when
+                is_unindexed and specific_gets >= {{ mp16_threshold(mp16, 'Q05', 'min_volume') }}
+                and depth_max > {{ mp16_threshold(mp16, 'Q05', 'max_depth') }}
+                then 'depth'
+        end as q05_leg,
+        case
+            when gets >= {{ mp16_threshold(mp16, 'Q11', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'Q11', 'page_set_get_share') }}
+        end as q11_level,
+        case
+            when is_shared and opens_per_second > {{ mp16_threshold(mp16, 'CF12', 'opens_per_second') }}
+                then {{ mp16_severity(mp16, 'CF12', 'cf_open_share') }}
+        end as cf12_level
+    from queue_measures
+),
+
+queue_firings as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        queue_levels.qmgr_name,
+        queue_levels.qsg_name,
+        'queue' as object_type,
+        queue_levels.queue_name as object_name,
+        queue_levels.period_start_at as interval_start_at,
+        queue_levels.period_end_at as interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from queue_levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'Q05', "case when q05_leg is not null then " ~ mp16_rule_text(mp16, 'Q05', 'base_severity') ~ " end",
+                "case when q05_leg is not null then 'warning' end",
+                "case q05_leg when 'scan' then keyed_scan_depth else depth_max end",
+                "case q05_leg when 'scan' then " ~ mp16_threshold(mp16, 'Q05', 'warning')
+                ~ " else " ~ mp16_threshold(mp16, 'Q05', 'max_depth') ~ " end",
+                "format_string('unindexed queue (INDXTYPE NONE): %d gets and browses by message or correlation id"
+                ~ " skipped %.1f messages each (GETSMSG / (GETS + GETBRWS)); highest depth %d (MAXQDPTH)',"
+                ~ " cast(specific_gets as bigint), keyed_scan_depth, cast(depth_max as bigint))",
+                window="'accounting period'",
+                comparison="case q05_leg when 'depth' then '>' end"
+            ) }},
+            {{ mp16_firing(
+                'Q11', 'q11_level', 'q11_level', 'page_set_get_share', mp16_severity_threshold(mp16, 'Q11', 'q11_level'),
+                "format_string('%d of %d gets read the message from the page set (GETPSN / GETN)',"
+                ~ " cast(page_set_gets as bigint), cast(gets as bigint))",
+                window="'accounting period'"
+            ) }},
+            {{ mp16_firing(
+                'CF12', 'cf12_level', 'cf12_level', 'cf_open_share', mp16_severity_threshold(mp16, 'CF12', 'cf12_level'),
+                "format_string('%d opens of the shared queue (%.1f per second), %d of them without CF access"
+                ~ " (OPENCF0); latch class 11 wait of the opening tasks %.1f us per open', cast(opens as bigint),"
+                ~ " opens_per_second, cast(opens_without_cf as bigint), coalesce(latch_11_wait_us_per_open, 0))",
+                window="'accounting period'"
+            ) }}
+        )) firings as firing
+),
+
+task_measures as (
+    select
+        *,
+        {{ safe_divide('puts + put1s + gets', 'commits') }} as messages_per_commit,
+        {{ safe_divide('puts + put1s', 'commits') }} as puts_per_commit,
+        {{ safe_divide('persistent_messages', 'commits') }} as persistent_per_commit,
+        {{ safe_divide('commits', 'period_seconds') }} as commits_per_second
+    from tasks
+),
+
+task_levels as (
+    select
+        *,
+        -- APP01: messages per commit at warning and critical, puts per commit at info.
+        case
+            when commits < {{ mp16_threshold(mp16, 'APP01', 'min_volume') }} then null
+            when {{ mp16_crosses(mp16, 'APP01', 'critical', 'messages_per_commit') }} then 'critical'
+            when {{ mp16_crosses(mp16, 'APP01', 'warning', 'messages_per_commit') }} then 'warning'
+            when {{ mp16_crosses(mp16, 'APP01', 'info', 'puts_per_commit') }} then 'info'
+        end as app01_level,
+        case
+            when
+                persistent_per_commit >= {{ mp16_threshold(mp16, 'APP02', 'min_persistent_per_commit') }}
+                and persistent_per_commit <= {{ mp16_threshold(mp16, 'APP02', 'max_persistent_per_commit') }}
+                then {{ mp16_severity(mp16, 'APP02', 'commits_per_second') }}
+        end as app02_level,
+        case
+            when commits >= {{ mp16_threshold(mp16, 'CF14', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'CF14', 'cf_structures_used') }}
+        end as cf14_level
+    from task_measures
+),
+
+task_firings as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        task_levels.qmgr_name,
+        task_levels.qsg_name,
+        'task' as object_type,
+        task_levels.task_name as object_name,
+        task_levels.period_start_at as interval_start_at,
+        task_levels.period_end_at as interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from task_levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'APP01', 'app01_level', 'app01_level',
+                "case app01_level when 'info' then puts_per_commit else messages_per_commit end",
+                mp16_severity_threshold(mp16, 'APP01', 'app01_level'),
+                "format_string('%d commits (CMN) for %d puts, %d MQPUT1s and %d gets: %.0f messages (%.0f puts)"
+                ~ " per unit of work', commits, puts, put1s, gets, messages_per_commit, puts_per_commit)",
+                window="'accounting period'"
+            ) }},
+            {{ mp16_firing(
+                'APP02', 'app02_level', 'app02_level', 'commits_per_second',
+                mp16_severity_threshold(mp16, 'APP02', 'app02_level'),
+                "format_string('%.0f commits per second (CMN %d), %.2f persistent messages each', commits_per_second,"
+                ~ " commits, persistent_per_commit)",
+                window="'accounting period'"
+            ) }},
+            {{ mp16_firing(
+                'CF14', 'cf14_level', 'cf14_level', 'cf_structures_used',
+                mp16_severity_threshold(mp16, 'CF14', 'cf14_level'),
+                "format_string('%d commits on shared queues of %d CF structures (CFSTRUCNAME)', commits,"
+                ~ " cf_structures_used)",
+                window="'accounting period'"
+            ) }}
+        )) firings as firing
+),
+
+-- Q12: a queue's index type, by accounting period (its WQ blocks).
+queue_index_types as (
+    select
+        qmgr_name,
+        queue_name,
+        period_start_at,
+        max(index_type_code) as index_type_code
+    from queue_blocks
+    group by qmgr_name, queue_name, period_start_at
+),
+
+latest_index_type as (
+    select
+        queue_stats.queue_stats_key,
+        queue_index_types.index_type_code,
+        row_number() over (
+            partition by queue_stats.queue_stats_key order by queue_index_types.period_start_at desc
+        ) as recency
+    from queue_stats
+    inner join queue_index_types
+        on
+            queue_stats.qmgr_name = queue_index_types.qmgr_name
+            and queue_stats.queue_name = queue_index_types.queue_name
+            and queue_stats.interval_end_at > queue_index_types.period_start_at
+    where not queue_stats.is_shared and queue_stats.depth_current is not null
+),
+
+-- Q13: the consumer of a queue, in the accounting period holding the middle of the interval.
+interval_consumers as (
+    select
+        queue_stats.queue_stats_key,
+        queue_blocks.task_accounting_key,
+        row_number() over (
+            partition by queue_stats.queue_stats_key
+            order by queue_blocks.gets desc, queue_blocks.task_accounting_key asc
+        ) as rank_by_gets
+    from queue_stats
+    inner join queue_blocks
+        on
+            queue_stats.qmgr_name = queue_blocks.qmgr_name
+            and queue_stats.queue_name = queue_blocks.queue_name
+            and unix_micros(queue_blocks.period_start_at)
+            <= (unix_micros(queue_stats.interval_start_at) + unix_micros(queue_stats.interval_end_at)) div 2
+            and unix_micros(queue_blocks.period_end_at)
+            > (unix_micros(queue_stats.interval_start_at) + unix_micros(queue_stats.interval_end_at)) div 2
+    where queue_stats.input_handles_open = 1 and queue_stats.msgs_out > 0 and queue_blocks.gets > 0
+),
+
+interval_measures as (
+    select
+        queue_stats.qmgr_name,
+        queue_stats.qsg_name,
+        queue_stats.queue_name,
+        queue_stats.interval_start_at,
+        queue_stats.interval_end_at,
+        queue_stats.interval_seconds,
+        cast(queue_stats.depth_current as double) as depth_current,
+        latest_index_type.index_type_code,
+        cast(queue_stats.msgs_out as double) as gets,
+        consumer.task_name as consumer_name,
+        {{ safe_divide(
+            'consumer.get_elapsed_us + consumer.put_elapsed_us + consumer.commit_elapsed_us', 'consumer.gets'
+        ) }} as consumer_us_per_message,
+        {{ safe_divide('queue_stats.msgs_out', 'queue_stats.interval_seconds') }}
+        * {{ safe_divide(
+            'consumer.get_elapsed_us + consumer.put_elapsed_us + consumer.commit_elapsed_us', 'consumer.gets'
+        ) }} / 1e6 as consumer_utilisation
+    from queue_stats
+    left join latest_index_type
+        on queue_stats.queue_stats_key = latest_index_type.queue_stats_key and latest_index_type.recency = 1
+    left join interval_consumers
+        on queue_stats.queue_stats_key = interval_consumers.queue_stats_key and interval_consumers.rank_by_gets = 1
+    left join tasks as consumer on interval_consumers.task_accounting_key = consumer.task_accounting_key
+    where latest_index_type.queue_stats_key is not null or interval_consumers.queue_stats_key is not null
+),
+
+interval_levels as (
+    select
+        *,
+        case
+            when index_type_code > 0 then {{ mp16_severity(mp16, 'Q12', 'depth_current') }}
+        end as q12_level,
+        {{ mp16_severity(mp16, 'Q13', 'consumer_utilisation') }} as q13_level
+    from interval_measures
+),
+
+interval_firings as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        interval_levels.qmgr_name,
+        interval_levels.qsg_name,
+        'queue' as object_type,
+        interval_levels.queue_name as object_name,
+        interval_levels.interval_start_at,
+        interval_levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from interval_levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'Q12', 'q12_level', 'q12_level', 'depth_current', mp16_severity_threshold(mp16, 'Q12', 'q12_level'),
+                "format_string('private queue indexed (WQ INDXTYPE %d) holds %d messages (QQSTDPTH): its index is"
+                ~ " rebuilt at restart', index_type_code, cast(depth_current as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'Q13', 'q13_level', 'q13_level', 'consumer_utilisation',
+                mp16_severity_threshold(mp16, 'Q13', 'q13_level'),
+                "format_string('one input handle (QQSTIPCT 1): %d gets (%.1f per second), the consumer %s spends"
+                ~ " %.0f us per message in gets, puts and commits', cast(gets as bigint),"
+                ~ " gets / interval_seconds, consumer_name, consumer_us_per_message)"
+            ) }}
+        )) firings as firing
+),
+
+final as (
+    select * from queue_firings
+    union all
+    select * from task_firings
+    union all
+    select * from interval_firings
+)
+
+select * from final
+where severity is not null
