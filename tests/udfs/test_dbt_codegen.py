@@ -190,7 +190,7 @@ def test_the_staging_key_is_the_loaders_natural_key():
     sql = (ROOT / "models/staging/stg_smf__qqst.sql").read_text()
     assert "'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))', 'qqstqnam'" in sql
     sql = (ROOT / "models/staging/stg_smf__qcst.sql").read_text()
-    assert "'qcstchnm', 'entry_index'" in sql
+    assert "'qcstchnm', 'qcstcnnm', 'qcststrt', 'entry_index'" in sql  # an instance: its start
 
 
 def test_check_mode_reports_and_fails_on_a_stale_tree(tmp_path, capsys):

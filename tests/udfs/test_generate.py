@@ -562,3 +562,76 @@ def test_qmgr_prefix_names_the_queue_managers(tmp_path):
 def decode_scenario(config, path):
     write_scenario(generate_scenario(config), str(path))
     return decode(path)
+
+
+def _chin_accounting_records(data: bytes) -> list[bytes]:
+    """The 116/10 records of an RDW dump with unspanned records (TESTCHL's 116/10 and the
+    generator's are whole)."""
+    from .smf_samples import rdw_segments
+
+    return [seg for seg in rdw_segments(data) if seg[5] == 116 and int.from_bytes(seg[22:24], "big") == 10]
+
+
+def _record_shape(rec: bytes) -> dict:
+    """Where a 116/10 record puts things: triplets, QWHS fields and its QCST blocks' identity."""
+    nsda_from_triplets = [
+        (int.from_bytes(rec[28 + 8 * t : 32 + 8 * t], "big"), int.from_bytes(rec[32 + 8 * t : 34 + 8 * t], "big"))
+        for t in range(2)
+    ]
+    (qwhs_at, qwhs_len), (qcst_at, qcst_len) = nsda_from_triplets
+    count = int.from_bytes(rec[34 + 8 : 36 + 8], "big")
+    qwhs = rec[qwhs_at : qwhs_at + 52]
+    blocks = [rec[qcst_at + i * qcst_len : qcst_at + (i + 1) * qcst_len] for i in range(count)]
+    return dict(
+        qwhs_triplet_length=qwhs_len - (16 if qwhs_len == 68 else 0),  # MQ 10 adds the 16-byte QWHX
+        qwhs=(int.from_bytes(qwhs[0:2], "big"), qwhs[2], qwhs[3], int.from_bytes(qwhs[4:6], "big"), qwhs[6], qwhs[7]),
+        qcst_at=qcst_at,
+        qwhs_last=qwhs_at == qcst_at + count * qcst_len and qwhs_at + qwhs_len == len(rec),
+        ids={(b[0:2].hex().upper(), int.from_bytes(b[2:4], "big"), b[4:8].decode("cp037")) for b in blocks},
+        qcst_length=qcst_len,
+    )
+
+
+def test_channel_accounting_is_shaped_like_testchl_and_decodes_to_the_truth(tmp_path):
+    """The channel initiator's 116/10 records: every QCST block decodes to the values written, and
+    the records are laid out as the real TESTCHL sample's (long QWHS last with IFCID 0, resource
+    manager 231 and release byte 0; two triplets; QCST blocks right after them, X'E74A' 'QCST',
+    324 bytes before MQ 10, 340 from it). Their interval is the statistics interval: QWHSDURN in
+    TOD units, as the sample's intervals end at their records' local time only when read so."""
+    from .smf_samples import sample
+
+    real = [_record_shape(r) for r in _chin_accounting_records(sample("TESTCHL").read_bytes())]
+    assert len(real) == 8 and len({(r["qwhs"], r["qcst_at"], r["qwhs_triplet_length"]) for r in real}) == 1
+    tables, _ = read_file(str(sample("TESTCHL")))
+    chl = tables["QCST"]
+    assert chl.num_rows == 23
+    ends = num(chl, "interval_end") - num(chl, "smf_time")
+    assert (np.abs(ends) < 1_000_000).all()  # the interval ends when the record is written (< 1 s)
+    assert (num(chl, "interval_seconds") < 200).all()
+
+    cfg = ScenarioConfig(seed=11, qmgrs=3, queues=12, intervals=2, versions=("9.3.3", "9.4.3", "10.0.0"))
+    sc = plan_scenario(cfg)
+    path = tmp_path / "chin.dat"
+    manifest = write_scenario(sc, str(path))
+    got, report = decode(path)
+    assert not report.quarantine
+    assert manifest["counts"]["records"]["116/10"] == 3 * 2
+    assert got["QCST"].num_rows == manifest["counts"]["instances"]["QCST"] > 0
+    named = {(q["name"], c) for q in manifest["qmgrs"] for c in q["chin"]["accounted_channels"]}
+    qcst = got["QCST"].to_pylist()
+    assert {(r["qmgr"], "/".join((r["QCSTCHNM"], r["QCSTCNNM"], r["QCSTRQMN"]))) for r in qcst} == named
+    assert not mismatched_columns(sc.truth("QCST"), got["QCST"])
+    generated = [_record_shape(r) for r in _chin_accounting_records(path.read_bytes())]
+    assert len(generated) == 6
+    for shape in generated:
+        assert (shape["qwhs"], shape["qcst_at"], shape["qwhs_triplet_length"]) == (
+            real[0]["qwhs"], real[0]["qcst_at"], real[0]["qwhs_triplet_length"],
+        )  # fmt: skip
+        assert shape["qwhs_last"] and all(r["qwhs_last"] for r in real)
+        assert shape["ids"] == {("E74A", shape["qcst_length"], "QCST")}
+    assert {r["qcst_length"] for r in real} == {324}
+    assert sorted({s["qcst_length"] for s in generated}) == [324, 340]
+    stats = got["QMST"]
+    assert set(zip(got["QCST"].column("qmgr").to_pylist(), num(got["QCST"], "interval_end"), strict=True)) == set(
+        zip(stats.column("qmgr").to_pylist(), num(stats, "interval_end"), strict=True)
+    )  # one accounting interval per statistics interval, ending with it

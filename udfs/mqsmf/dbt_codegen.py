@@ -100,7 +100,7 @@ CONTEXT = (
     (
         "interval_seconds",
         "interval_seconds",
-        "Statistics interval length (QWHSDURN; microseconds, TOD units in 115/231). Unit: seconds.",
+        "Statistics interval length (QWHSDURN; microseconds, TOD units in 115/231 and 116/10). Unit: seconds.",
     ),
     (
         "structure_length",

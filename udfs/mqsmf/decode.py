@@ -417,11 +417,13 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
             }
         )
         return ctx
-    # Interval: QWHSTIME is local time in TOD format; QWHSDURN is microseconds except in 115/231
-    # (TOD units). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
+    # Interval: QWHSTIME is local time in TOD format; QWHSDURN is microseconds except in the channel
+    # initiator's records, 115/231 and 116/10 (TOD units: in TESTCHL both end at their record's
+    # local time only so). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
     start_local_us, start_ok = codecs.stck_to_unix_us(qwhs["QWHSTIME"])
     start_ok &= interval_ok
-    dur_us = np.where((hd.smf_type == 115) & (hd.smf_subtype == 231), durn >> np.uint64(12), durn)
+    chin = ((hd.smf_type == 115) & (hd.smf_subtype == 231)) | ((hd.smf_type == 116) & (hd.smf_subtype == 10))
+    dur_us = np.where(chin, durn >> np.uint64(12), durn)
     dur_ok = dur_us <= MAX_INTERVAL_US
     start_utc = start_local_us - offset_min.astype(np.int64) * 60_000_000
     with_utc = start_ok & offset_ok

@@ -268,7 +268,7 @@ class RecordHeader:
     smf_time_local_us: int  # local time the record reached the SMF buffer (SMF header time/date)
     stck_us: int  # QWHSSTCK: creation time, UTC
     interval_start_local_us: int  # QWHSTIME: local time in TOD format
-    interval_duration: int  # QWHSDURN as stored (microseconds; TOD units for 115/231)
+    interval_duration: int  # QWHSDURN as stored (microseconds; TOD units for 115/231 and 116/10)
     nsda: int  # triplets counted in QWHSNSDA (triplet 0 included)
     ifcid: int = 0
     rmid: int = 26

@@ -25,6 +25,7 @@ from ..layouts import layout, placements
 from . import topology as topo_mod
 from .config import US_PER_S, ScenarioConfig, iso
 from .corrupt import apply_corruptions
+from .families.channel_initiator import accounted_channels, channel_object_name
 from .mp16_oracle import ORACLE_COLUMNS, evaluate_scenario
 from .pathology import plan
 from .workload import Effects, QmgrInterval, Simulation
@@ -47,6 +48,10 @@ RECORD_OVERHEAD = 28 + 8 * 2 + 52 + 16  # SMF header, 2 triplets, QWHS + QWHX: r
 ACCOUNTING = {1: dict(wq_triplet=3, wq_per_record=8), 2: dict(wq_triplet=2, wq_per_record=9)}
 ACCOUNTING_HEADER = dict(ifcid=25, rmid=247)
 ACCOUNTING_CONNECTION_TYPE = 2  # QWHCATYP / WTIDATYP: TSO or batch
+# Channel accounting (SMF 116/10), as the channel initiator writes it in TESTCHL: the long QWHS with
+# the interval (QWHSDURN in TOD units), two triplets, IFCID 0, resource manager 231, release byte 0;
+# as many QCST blocks per record as max_record_bytes allows.
+CHANNEL_ACCOUNTING = dict(nsda=2, ifcid=0, rmid=231, release_byte=0, triplet=1)
 # Context columns of the decoder's typed rows that the truth reproduces (the file position is
 # the only one it cannot know).
 TRUTH_CONTEXT = (
@@ -310,7 +315,61 @@ class Scenario:
             out.append(rec)
         # Accounting records leave after the statistics records, each a millisecond after the previous.
         accounting_at = end + (qi.m * 37 + 11) * 1000 + len(headers) * 1000
-        return out + self._accounting_records(qi, qm, encoded, truth, accounting_at, seq0 + len(headers))
+        tasks = self._accounting_records(qi, qm, encoded, truth, accounting_at, seq0 + len(headers))
+        channels_at = accounting_at + len(tasks) * 1000
+        channels = self._channel_accounting_records(
+            qi, qm, encoded, truth, channels_at, seq0 + len(headers) + len(tasks), start, duration
+        )
+        return out + tasks + channels
+
+    def _channel_accounting_records(
+        self, qi: QmgrInterval, qm, encoded: dict, truth: TruthCollector | None, written_us: int, seq0: int,
+        start: int, duration: int,
+    ) -> list[LogicalRecord]:  # fmt: skip
+        """The channel initiator's 116/10 records of the interval: one QCST block per channel
+        instance, as many records as max_record_bytes needs."""
+        n = qi.rows.get("QCST", 0)
+        if not n:
+            return []
+        lay = layout("QCST")
+        length = version_length(lay, qm.version)
+        data, first = encoded["QCST"]
+        mine = data[first[qi.m] : first[qi.m] + n, :length]
+        per_record = max(1, (self.config.max_record_bytes - RECORD_OVERHEAD) // length)
+        offset_us = qm.utc_offset_min * 60 * US_PER_S
+        spec = CHANNEL_ACCOUNTING
+        out = []
+        for i, lo in enumerate(range(0, n, per_record)):
+            rows = np.arange(lo, min(n, lo + per_record))
+            created = written_us + i * 1000
+            hdr = RecordHeader(
+                smf_type=116,
+                subtype=10,
+                system_id=qm.system_id,
+                qmgr=qm.name,
+                rel=qm.rel,
+                smf_time_local_us=created + offset_us + 3000,
+                stck_us=created,
+                interval_start_local_us=start + offset_us,
+                interval_duration=duration * 4096,  # TOD units, as in 115/231
+                nsda=spec["nsda"],
+                ifcid=spec["ifcid"],
+                rmid=spec["rmid"],
+                release_byte=spec["release_byte"],
+                sequence=seq0 + i + 1,
+                qwhx_qsg=qm.qsg if qm.qwhx_rel else None,
+                qwhx_rel=qm.qwhx_rel,
+            )
+            (data_bytes,) = build_records([hdr], [{spec["triplet"]: mine[rows]}])
+            rec = LogicalRecord(data_bytes, 116, 10, qm.name, qi.k, {"QCST": len(rows)})
+            if truth is not None and truth.wants("QCST"):
+                ctx = self._context(qm, hdr, start, duration)
+                ctx["smf_type"] = 116
+                rec.truth.append(
+                    ("QCST", qi.structures["QCST"], rows, ctx, np.full(len(rows), length), np.arange(len(rows)))
+                )
+            out.append(rec)
+        return out
 
     def _accounting_records(
         self, qi: QmgrInterval, qm, encoded: dict, truth: TruthCollector | None, written_us: int, seq0: int
@@ -613,7 +672,7 @@ def build_manifest(scenario: Scenario, counts: _Counts, firings: list[dict]) -> 
             {"system_id": s, "utc_offset_minutes": o}
             for s, o in sorted({(q.system_id, q.utc_offset_min) for q in topo.qmgrs})
         ],
-        "qmgrs": [_qmgr_facts(q) for q in topo.qmgrs],
+        "qmgrs": [_qmgr_facts(q, [p.name for p in topo.qmgrs]) for q in topo.qmgrs],
         "cf_structures": [
             {"name": n, "number": i + 1, "entries_max": e, "elements_max": el, "smds": smds}
             for i, (n, e, el, smds) in enumerate(topo.structures)
@@ -671,7 +730,7 @@ def _estate_facts(topo) -> dict:
     }
 
 
-def _qmgr_facts(q) -> dict:
+def _qmgr_facts(q, peers: list[str]) -> dict:
     return {
         "name": q.name,
         "qsg": q.qsg,
@@ -703,6 +762,9 @@ def _qmgr_facts(q) -> dict:
             "adapters": q.adapters,
             "ssl_tasks": q.ssl_tasks,
             "channels": q.channels,
+            # Channels with channel accounting (116/10 QCST, one block each per interval; an injected
+            # CHIN16 adds client connections), named as the advisories name them.
+            "accounted_channels": [channel_object_name(c) for c in accounted_channels(q, peers)],
         },
     }
 

@@ -28,7 +28,7 @@ import numpy as np
 from .config import US_PER_S
 from .families.accounting import accounting_records, server_tasks
 from .families.buffer_pools import buffer_pool_statistics, page_set_statistics
-from .families.channel_initiator import channel_initiator_statistics
+from .families.channel_initiator import channel_accounting, channel_initiator_statistics
 from .families.coupling_facility import coupling_facility_statistics
 from .families.log import log_statistics
 from .families.managers import manager_statistics
@@ -259,5 +259,7 @@ class Simulation:
         accounting = accounting_records(qm, tasks, start, end, qm.rel)
         task_of = accounting.pop("task_of")
         structures.update(accounting)
+        peers = [other.name for other in self.topology.qmgrs]
+        structures["QCST"] = channel_accounting(qm, peers, queue_columns, k, self.seed, start, end)
         rows = {name: len(next(iter(columns.values()))) if columns else 0 for name, columns in structures.items()}
         return QmgrInterval(k, qm.index, structures, rows, qqst["QQSTQNAM"], task_of)
