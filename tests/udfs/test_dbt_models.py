@@ -49,6 +49,9 @@ FACT_STRUCTURE = {
     "fct_data_manager_stats": "QIST",
     "fct_task_accounting": "WTAS",
     "fct_queue_accounting": "WQST",
+    "fct_channel_initiator_stats": "QCCT",
+    # One row per entry of the four task arrays of the channel initiator statistics.
+    "fct_channel_initiator_task_stats": ("QCTDSP", "QCTADP", "QCTSSL", "QCTDNS"),
 }
 INTERVAL = ["interval_start_at", "interval_end_at", "interval_seconds"]
 CONTRACT = {
@@ -69,6 +72,13 @@ CONTRACT = {
     ],
     "fct_message_manager_stats": ["qmgr_name", *INTERVAL],
     "fct_data_manager_stats": ["qmgr_name", *INTERVAL],
+    "fct_channel_initiator_stats": [
+        "qmgr_name", *INTERVAL, "current_channels_high", "max_channels", "active_channels_high",
+        "max_active_channels", "dispatcher_tasks", "adapter_busy_pct_max", "ssl_avg_request_us",
+    ],
+    "fct_channel_initiator_task_stats": [
+        "qmgr_name", *INTERVAL, "task_type", "task_index", "requests", "busy_pct", "avg_request_us",
+    ],
 }  # fmt: skip
 DAY = dict(seed=5, qmgrs=6, queues=20, intervals=48)  # a day of 30-minute intervals
 NEXT_DAY = dict(DAY, intervals=2, start="2025-06-03T00:00:00Z")
@@ -138,7 +148,8 @@ def test_row_counts_reconcile_from_decoded_instances_to_facts(spark, warehouse):
         staged = spark.table(f"{STAGING}.stg_smf__{name.lower()}").count()
         assert decoded.get(name, 0) == raw == staged, name
     for fact, structure in FACT_STRUCTURE.items():
-        assert spark.table(f"{MARTS}.{fact}").count() == decoded[structure], fact
+        structures = (structure,) if isinstance(structure, str) else structure
+        assert spark.table(f"{MARTS}.{fact}").count() == sum(decoded.get(s, 0) for s in structures), fact
     # QSG grain: one row per (QSG, shared queue or CF structure, grid slot) that a member interval
     # (boundaries rounded to ALIGNMENT) overlaps.
     qqst = warehouse.decoded["QQST"]
@@ -165,6 +176,38 @@ def test_every_queue_accounting_block_belongs_to_its_task(spark, warehouse):
     assert tasks.queue_blocks_found.sum() == len(blocks) == len(warehouse.decoded["WQST"])
     per_task = blocks.groupby("task_accounting_key").gets.sum()
     assert (tasks.gets.reindex(per_task.index) == per_task).all()
+
+
+def test_channel_initiator_task_measures_equal_the_decoded_task_arrays(spark, warehouse):
+    # Busy % and time per request, recomputed from the decoded arrays (QCTELTM over the interval).
+    arrays = {"dispatcher": "QCTDSP", "adapter": "QCTADP", "ssl": "QCTSSL", "dns": "QCTDNS"}
+    frames = []
+    for task_type, structure in arrays.items():
+        frame = warehouse.decoded[structure]
+        seconds = frame.interval_seconds
+        frames.append(
+            pd.DataFrame(
+                {
+                    "qmgr_name": frame.qmgr,
+                    "interval_start_at": frame.interval_start.dt.tz_convert(None),
+                    "task_type": task_type,
+                    "busy_pct": 100 * frame.QCTELTM / (seconds * 1e6),  # QCTELTM in microseconds
+                    "requests": frame.QCTREQN,
+                }
+            )
+        )
+    want = (
+        pd.concat(frames)
+        .groupby(["qmgr_name", "interval_start_at", "task_type"])
+        .agg(busy_pct_max=("busy_pct", "max"), requests=("requests", "sum"), tasks=("requests", "size"))
+    )
+    facts = _fact(spark, "fct_channel_initiator_stats").set_index(["qmgr_name", "interval_start_at"])
+    assert len(facts) == len(warehouse.decoded["QCCT"]) and len(want)
+    for (qmgr, start, task_type), row in want.iterrows():
+        fact = facts.loc[(qmgr, start)]
+        assert fact[f"{task_type}_tasks"] == row.tasks, (qmgr, start, task_type)
+        assert fact[f"{task_type}_requests"] == row.requests, (qmgr, start, task_type)
+        assert fact[f"{task_type}_busy_pct_max"] == pytest.approx(row.busy_pct_max, rel=1e-6), (qmgr, start, task_type)
 
 
 def _slots(rows: pd.DataFrame, keys: list[str]) -> set[tuple]:
@@ -338,5 +381,6 @@ def test_reloading_the_same_files_and_adding_a_day_rewrites_no_history(spark, wa
             .equals(before_rows[fact].sort_values(key).reset_index(drop=True))
         ), fact
     for fact, structure in FACT_STRUCTURE.items():
+        structures = (structure,) if isinstance(structure, str) else structure
         fact_rows = spark.table(f"{MARTS}.{fact}").count()
-        assert fact_rows == len(warehouse.decoded[structure]) + added[structure], fact
+        assert fact_rows == sum(len(warehouse.decoded.get(s, ())) + added[s] for s in structures), fact
