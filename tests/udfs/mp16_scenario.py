@@ -66,6 +66,13 @@ GENERATED = (
     "APP01@QM03#4",
     "APP02@QM04#3",
     "DB01@QM01#6",
+    # Channel initiator statistics (SMF 115/231).
+    "CHIN01@QM01#3",
+    "CHIN03@QM03#2",
+    "CHIN04@QM01#6",
+    "CHIN05@QM03#5",
+    "CHIN06@QM02#4",
+    "CHIN08@QM04#2",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}
@@ -317,8 +324,23 @@ FIRES = [
     Mutation("BP10", "QM04", "buffer_pool", "3", 2, "QPST", _browse_after_idle),
     Mutation("BP08", "QM02", "page_set", "3", 1, "QIS1", _busy_page_set),
 ]
-# Rules the generator's oracle evaluates, at another level than its injection gives: CF11 at
-# warning (92 % of the shared message data set used, no failed allocation; the injection is critical).
+
+
+def _channels_on_one_dispatcher(cols, i, qi):
+    """CHIN03's other branch: dispatcher 0 holds four times the median number of channels."""
+    cols["QCTCHLN"][0] = 4 * max(10, int(np.median(cols["QCTCHLN"])))
+
+
+def _channel_ceiling(cols, i, qi):
+    """CHIN08's escalation: 9,200 current channels, well inside MAXCHL and ACTCHL."""
+    cols["QCCTNOCC"][i], cols["QCCTMXCC"][i] = 9200, 9999
+    cols["QCCTNOAC"][i], cols["QCCTMXAC"][i] = 4000, 9999
+
+
+# Rules the generator's oracle evaluates, at another level or by another branch than its injection
+# gives: CF11 at warning (92 % of the shared message data set used, no failed allocation; the
+# injection is critical); CHIN03 by channels per dispatcher (the injection: busy vs idle dispatchers);
+# CHIN08 by its escalation, MP16's practical ceiling of channels (CHIN05 fires there too).
 ORACLE_VARIANTS = [
     Mutation(
         "CF11",
@@ -329,6 +351,8 @@ ORACLE_VARIANTS = [
         "QESD",
         _setter_by_name("QESDSTR", "APPL1", QESDSMBU=184_000, QESDSMBF=15_900, QESDSMFL=0),
     ),
+    Mutation("CHIN03", "QM04", "channel_initiator", "QM04CHIN", 6, "QCTDSP", _channels_on_one_dispatcher),
+    Mutation("CHIN08", "QM02", "channel_initiator", "QM02CHIN", 7, "QCCT", _channel_ceiling),
 ]
 
 # BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2

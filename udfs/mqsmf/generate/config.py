@@ -68,6 +68,12 @@ SUPPORTED_RULES = (
     "APP01",
     "APP02",
     "DB01",
+    "CHIN01",
+    "CHIN03",
+    "CHIN04",
+    "CHIN05",
+    "CHIN06",
+    "CHIN08",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

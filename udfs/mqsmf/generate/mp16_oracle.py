@@ -84,6 +84,11 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "PUT1PMSG",
         "MAXQDPTH",
     },
+    # Channel initiator statistics (115/231): QCCT and the adapter, dispatcher and SSL task arrays.
+    "QCCT": {"QCCTJOBN", "QCCTNOCC", "QCCTMXCC", "QCCTNOAC", "QCCTMXAC"},
+    "QCTADP": {"QCTELTM"},
+    "QCTDSP": {"QCTELTM", "QCTCHLN"},
+    "QCTSSL": {"QCTELTM"},
     "QQST": {
         "QQSTQNAM",
         "QQSTBPID",
@@ -289,6 +294,7 @@ class Oracle:
         self.cf()
         self.smds()
         self.db2()
+        self.channel_initiator()
         self.queues()
         self.accounting()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
@@ -566,6 +572,82 @@ class Oracle:
                     f"status changes per hour {threshold_text('DB03', sev)} and above the baseline",
                 )
             history[qm[i]].append(float(per_hour[i]))
+
+    def channel_initiator(self) -> None:
+        """CHIN01, CHIN03-CHIN06, CHIN08 on each channel initiator's interval: QCCT and its task
+        arrays, each task's busy share being the elapsed time it processed requests in the interval."""
+        t = self.table("QCCT")
+        if t is None:
+            return
+        tasks: dict[tuple[str, int], dict[str, list[tuple[int, float, int]]]] = {}
+        for name in ("QCTADP", "QCTDSP", "QCTSSL"):
+            a = self.table(name)
+            if a is None:
+                continue
+            qm, k, entry = _str(a, "qmgr"), self._k(a), _num(a, "entry_index")
+            interval_us = _num(a, "interval_seconds", 0.0) * 1e6
+            elapsed = _num(a, "QCTELTM")
+            channels = _num(a, "QCTCHLN") if name == "QCTDSP" else np.zeros(len(qm), np.int64)
+            for i in range(len(qm)):
+                busy = 100.0 * elapsed[i] / interval_us[i] if interval_us[i] else math.nan
+                tasks.setdefault((qm[i], int(k[i])), {}).setdefault(name, []).append(
+                    (int(entry[i]), busy, int(channels[i]))
+                )
+        p = {rule: self.p[rule] for rule in ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08")}
+        qm, k, st, job = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QCCTJOBN")
+        current, max_current = _num(t, "QCCTNOCC"), _num(t, "QCCTMXCC")
+        active, max_active = _num(t, "QCCTNOAC"), _num(t, "QCCTMXAC")
+        for i in range(len(qm)):
+            args = (qm[i], "channel_initiator", job[i] or qm[i], k[i], st[i])
+            mine = tasks.get((qm[i], int(k[i])), {})
+            adapters = [busy for _, busy, _ in sorted(mine.get("QCTADP", []))]
+            dispatchers = sorted(mine.get("QCTDSP", []))
+            ssl = [busy for _, busy, _ in mine.get("QCTSSL", [])]
+            # CHIN01: adapters are taken lowest-first; all of them busy is the escalation.
+            if adapters:
+                if COMPARE[p["CHIN01"]["escalation_comparison"]](min(adapters), p["CHIN01"]["escalation"]):
+                    self.fire(
+                        "CHIN01", p["CHIN01"]["escalation_severity"], *args, min(adapters),
+                        f"least busy adapter {p['CHIN01']['escalation_comparison']} {p['CHIN01']['escalation']:g} %",
+                    )  # fmt: skip
+                elif sev := level("CHIN01", adapters[-1]):
+                    self.fire(
+                        "CHIN01", sev, *args, adapters[-1], f"last adapter busy {threshold_text('CHIN01', sev)} %"
+                    )
+            busy = [b for _, b, _ in dispatchers]
+            channels = [c for _, _, c in dispatchers]
+            if len(dispatchers) >= 2:
+                median = float(np.median(channels))
+                if COMPARE[p["CHIN03"]["comparison"]](max(busy), p["CHIN03"]["warning"]) and (
+                    min(busy) < p["CHIN03"]["idle_busy_pct"]
+                ):
+                    self.fire("CHIN03", p["CHIN03"]["base_severity"], *args, max(busy), "one dispatcher busy, one idle")
+                elif (
+                    max(channels) >= p["CHIN03"]["min_volume"]
+                    and median > 0
+                    and max(channels) / median >= p["CHIN03"]["channel_skew_factor"]
+                ):
+                    self.fire(
+                        "CHIN03", p["CHIN03"]["base_severity"], *args, max(channels) / median,
+                        "most channels on one dispatcher against the median",
+                    )  # fmt: skip
+            if busy and (sev := level("CHIN04", max(busy))):
+                self.fire("CHIN04", sev, *args, max(busy), f"busiest dispatcher {threshold_text('CHIN04', sev)} %")
+            if len(dispatchers) < p["CHIN05"]["recommended_dispatchers"] and (sev := level("CHIN05", current[i])):
+                self.fire("CHIN05", sev, *args, int(current[i]), f"QCCTNOCC {threshold_text('CHIN05', sev)}")
+            if ssl and (sev := level("CHIN06", max(ssl))):
+                self.fire("CHIN06", sev, *args, max(ssl), f"busiest SSL task {threshold_text('CHIN06', sev)} %")
+            if COMPARE[p["CHIN08"]["escalation_comparison"]](current[i], p["CHIN08"]["escalation"]):
+                self.fire(
+                    "CHIN08", p["CHIN08"]["escalation_severity"], *args, int(current[i]),
+                    f"QCCTNOCC {p['CHIN08']['escalation_comparison']} {p['CHIN08']['escalation']:g}",
+                )  # fmt: skip
+            else:
+                uses = [100.0 * n / m for n, m in ((current[i], max_current[i]), (active[i], max_active[i])) if m]
+                if uses and (sev := level("CHIN08", max(uses))):
+                    self.fire(
+                        "CHIN08", sev, *args, max(uses), f"channels {threshold_text('CHIN08', sev)} % of the limit"
+                    )
 
     def queues(self) -> None:
         t = self.table("QQST")

@@ -67,6 +67,8 @@ LOG02_MESSAGE = 1024
 ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02", "DB01")
 INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 0-3)
 UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
+# Channel initiator rules: values of the 115/231 record.
+CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08")
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -427,6 +429,9 @@ class _Planner:
             return
         if rule in ACCOUNTING_RULES:
             self.inject_accounting(target, rule, qms, ks)
+            return
+        if rule in CHIN_RULES:
+            self.inject_channel_initiator(target, rule, qms, ks)
             return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
@@ -798,6 +803,78 @@ class _Planner:
         add(make)
         self.record_injection(rule, qm, object_type, object_name, k, how, **({"task": job} if q is None else {}))
 
+    def inject_channel_initiator(self, target: Target, rule: str, qms, ks) -> None:
+        """Channel initiator pathologies: values of the interval's 115/231 record (QCCT and the
+        task arrays), every array keeping its number of tasks."""
+        p = rule_parameters()
+        eligible = {
+            "CHIN03": lambda qm: qm.dispatchers >= 2,
+            "CHIN05": lambda qm: qm.dispatchers < p["CHIN05"]["recommended_dispatchers"],
+            "CHIN06": lambda qm: qm.ssl_tasks > 0,
+        }.get(rule, lambda qm: True)
+        cands = [([("chin", qm.index, k)], (qm, k)) for qm in qms if eligible(qm) for k in ks]
+        qm, k = self.place(target, cands, "channel initiator interval")
+        if rule == "CHIN01":
+            # Every adapter busy 10 points above the escalation level, the first ones a little more.
+            lowest = (p["CHIN01"]["escalation"] + 10) / 100
+
+            def fn(qi):
+                cols = qi.structures["QCTADP"]
+                n = len(cols["QCTELTM"])
+                for i in range(n):
+                    _set_task_busy(cols, i, min(0.95, lowest + 0.02 * (n - 1 - i)))
+
+            how = f"every adapter busy at least {lowest:.0%} of the interval: MQI requests from channels queue for one"
+        elif rule in ("CHIN03", "CHIN04"):
+            # CHIN03: one dispatcher between CHIN03's and CHIN04's levels, the others idle;
+            # CHIN04: one dispatcher 15 points above CHIN04's level, the others as simulated.
+            if rule == "CHIN03":
+                busiest = (p["CHIN03"]["warning"] + p["CHIN04"]["warning"]) / 200
+                idle = p["CHIN03"]["idle_busy_pct"] / 200
+            else:
+                busiest, idle = min(0.95, (p["CHIN04"]["warning"] + 15) / 100), None
+
+            def fn(qi):
+                cols = qi.structures["QCTDSP"]
+                _set_task_busy(cols, 0, busiest)
+                for i in range(1, len(cols["QCTELTM"]) if idle is not None else 1):
+                    _set_task_busy(cols, i, idle)
+
+            how = f"dispatcher 0 busy {busiest:.0%} of the interval" + (
+                f" while the others are busy {idle:.1%}" if idle is not None else ": a throughput limit"
+            )
+        elif rule == "CHIN05":
+            channels = int(1.5 * p["CHIN05"]["info"])
+
+            def fn(qi):
+                cols = qi.structures["QCCT"]
+                cols["QCCTNOCC"][0] = channels
+                cols["QCCTMXCC"][0] = max(int(cols["QCCTMXCC"][0]), 2 * channels)  # far from MAXCHL (CHIN08)
+                dispatchers = qi.structures["QCTDSP"]
+                n = len(dispatchers["QCTCHLN"])
+                for i in range(n):  # spread evenly, as the channel initiator does (no CHIN03)
+                    dispatchers["QCTCHLN"][i] = channels // n + (i < channels % n)
+
+            how = f"{channels:,} current channels on {qm.dispatchers} dispatchers"
+        elif rule == "CHIN06":
+            busy = min(0.99, (p["CHIN06"]["warning"] + 5) / 100)
+
+            def fn(qi):
+                _set_task_busy(qi.structures["QCTSSL"], 0, busy)
+
+            how = f"SSL task 0 busy {busy:.0%} of the interval: channels bound to it wait"
+        else:  # CHIN08
+            share = (p["CHIN08"]["warning"] + 5) / 100
+
+            def fn(qi):
+                cols = qi.structures["QCCT"]
+                cols["QCCTNOAC"][0] = math.ceil(share * int(cols["QCCTMXAC"][0]))
+                cols["QCCTNOCC"][0] = max(int(cols["QCCTNOCC"][0]), int(cols["QCCTNOAC"][0]))
+
+            how = f"active channels reach {share:.0%} of ACTCHL: new channels may be refused"
+        self.mutate(qm, k, fn)
+        self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
+
     def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
         """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,
         a fifth larger on the chosen member so that it is the busiest."""
@@ -987,6 +1064,18 @@ class _Planner:
         )
 
 
+def _set_task_busy(cols: dict, i: int, share: float) -> None:
+    """Make task i of a channel initiator task array busy `share` of its interval (QCTELTM + QCTWTTM),
+    keeping its time per request and CPU share of the elapsed time."""
+    interval_us = int(cols["QCTELTM"][i]) + int(cols["QCTWTTM"][i])
+    per_request = int(cols["QCTELTM"][i]) / int(cols["QCTREQN"][i]) if int(cols["QCTREQN"][i]) else 100.0
+    elapsed = int(round(share * interval_us))
+    cols["QCTELTM"][i] = elapsed
+    cols["QCTWTTM"][i] = interval_us - elapsed
+    cols["QCTCPTM"][i] = int(round(0.6 * elapsed))
+    cols["QCTREQN"][i] = max(1, int(round(elapsed / per_request)))
+
+
 # Violations planted on a shared queue (the others on a busy private one).
 SHARED_QUEUE_CHECKS = ("partial_nonzero_depth", "partial_nonzero_age", "cf_structure_mismatch")
 
@@ -1158,7 +1247,15 @@ def rule_assumptions(scenario) -> dict:
         "DB03": "(SCSINS + SCSUPD + SCSDEL) per hour "
         f"{threshold_text('DB03', 'info')} and above {threshold('DB03', 'baseline_factor'):g} x the queue "
         "manager's average over its previous intervals (none in its first)",
+        "CHIN": "channel initiator rules on the 115/231 record, object = the channel initiator's job name "
+        "(QCCTJOBN); task busy % = 100 x QCTELTM / interval length; CHIN01 judges the last adapter of the array "
+        f"(info) and the least busy one (escalation {threshold_text('CHIN01', 'escalation')}); "
+        f"CHIN03 needs two dispatchers: the busiest {threshold_text('CHIN03', 'warning')} % with another below "
+        f"{threshold('CHIN03', 'idle_busy_pct'):g} %, or the most channels on one dispatcher >= "
+        f"{threshold('CHIN03', 'min_volume'):g} and >= {threshold('CHIN03', 'channel_skew_factor'):g} x the median; "
+        f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
+        "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, "
-        "CF07, CF09-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q10 (see expected_firings, computed from the "
-        "written values)",
+        "CF07, CF09-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
+        "expected_firings, computed from the written values)",
     }

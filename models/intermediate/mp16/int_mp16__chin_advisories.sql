@@ -1,0 +1,188 @@
+-- MP16 channel initiator rules on its statistics (SMF 115 subtype 231: QCCT and the task arrays;
+-- fct_channel_initiator_stats, fct_channel_initiator_task_stats). Busy % of a task = 100 x QCTELTM /
+-- interval length.
+-- CHIN01: adapters saturated: the highest-numbered adapter busy (adapters are taken lowest-first, so
+-- a busy last one means all are in use); escalation when even the least busy adapter is busy.
+-- CHIN03: channels unevenly spread over dispatchers: one dispatcher busy while another is idle, or
+-- one dispatcher with far more channels than the median.
+-- CHIN04: the busiest dispatcher near the throughput limit MP16 saw.
+-- CHIN05: many channels on fewer dispatchers than MP16 recommends.
+-- CHIN06: the busiest SSL task.
+-- CHIN08: channels near MAXCHL or ACTCHL; escalation at MP16's practical ceiling of channels.
+-- The object is the channel initiator, named by its job name (QCCTJOBN).
+-- Grain: one row per rule x queue manager (its channel initiator) x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+
+with
+
+channel_initiator as (
+    select * from {{ ref('fct_channel_initiator_stats') }}
+),
+
+tasks as (
+    select * from {{ ref('fct_channel_initiator_task_stats') }}
+),
+
+task_measures as (
+    select
+        qmgr_name,
+        interval_start_at,
+        min(case when task_type = 'adapter' then busy_pct end) as adapter_min_busy_pct,
+        max(case when task_type = 'adapter' then task_index end) as adapter_last_index,
+        max_by(busy_pct, case when task_type = 'adapter' then task_index end) as adapter_last_busy_pct,
+        min(case when task_type = 'dispatcher' then busy_pct end) as dispatcher_min_busy_pct,
+        max_by(task_index, case when task_type = 'dispatcher' then busy_pct end) as busiest_dispatcher_index,
+        max_by(avg_request_cpu_us, case when task_type = 'dispatcher' then busy_pct end)
+            as busiest_dispatcher_cpu_per_request_us,
+        percentile(case when task_type = 'dispatcher' then channels end, 0.5) as dispatcher_channels_median,
+        max_by(task_index, case when task_type = 'dispatcher' then channels end) as most_channels_dispatcher_index,
+        max_by(task_index, case when task_type = 'ssl' then busy_pct end) as busiest_ssl_index
+    from tasks
+    group by qmgr_name, interval_start_at
+),
+
+measures as (
+    select
+        channel_initiator.qmgr_name,
+        channel_initiator.qsg_name,
+        coalesce(nullif(channel_initiator.chin_job_name, ''), channel_initiator.qmgr_name) as chin_job_name,
+        channel_initiator.interval_start_at,
+        channel_initiator.interval_end_at,
+        channel_initiator.current_channels_high,
+        channel_initiator.max_channels,
+        channel_initiator.active_channels_high,
+        channel_initiator.max_active_channels,
+        greatest(channel_initiator.channel_use_pct, channel_initiator.active_channel_use_pct) as channel_limit_use_pct,
+        channel_initiator.dispatcher_tasks,
+        channel_initiator.adapter_tasks,
+        channel_initiator.dispatcher_busy_pct_max,
+        channel_initiator.ssl_busy_pct_max,
+        channel_initiator.dispatcher_channels_max,
+        task_measures.adapter_min_busy_pct,
+        task_measures.adapter_last_index,
+        task_measures.adapter_last_busy_pct,
+        task_measures.dispatcher_min_busy_pct,
+        task_measures.busiest_dispatcher_index,
+        task_measures.busiest_dispatcher_cpu_per_request_us,
+        task_measures.dispatcher_channels_median,
+        task_measures.most_channels_dispatcher_index,
+        task_measures.busiest_ssl_index,
+        {{ safe_divide('channel_initiator.dispatcher_channels_max', 'task_measures.dispatcher_channels_median') }}
+            as dispatcher_channel_skew
+    from channel_initiator
+    left join task_measures
+        on
+            channel_initiator.qmgr_name = task_measures.qmgr_name
+            and channel_initiator.interval_start_at = task_measures.interval_start_at
+),
+
+levels as (
+    select
+        *,
+        case
+            when {{ mp16_crosses(mp16, 'CHIN01', 'escalation', 'adapter_min_busy_pct') }} then 'escalation'
+            else {{ mp16_severity(mp16, 'CHIN01', 'adapter_last_busy_pct') }}
+        end as chin01_level,
+        -- CHIN03 needs two dispatchers to compare; the busy branch first, then the channel spread.
+        case
+            when dispatcher_tasks < 2 then null
+            when
+                {{ mp16_crosses(mp16, 'CHIN03', 'warning', 'dispatcher_busy_pct_max') }}
+                and dispatcher_min_busy_pct < {{ mp16_threshold(mp16, 'CHIN03', 'idle_busy_pct') }}
+                then 'busy'
+            when
+                dispatcher_channels_max >= {{ mp16_threshold(mp16, 'CHIN03', 'min_volume') }}
+                and dispatcher_channel_skew >= {{ mp16_threshold(mp16, 'CHIN03', 'channel_skew_factor') }}
+                then 'channels'
+        end as chin03_branch,
+        {{ mp16_severity(mp16, 'CHIN04', 'dispatcher_busy_pct_max') }} as chin04_level,
+        case
+            when dispatcher_tasks < {{ mp16_threshold(mp16, 'CHIN05', 'recommended_dispatchers') }}
+                then {{ mp16_severity(mp16, 'CHIN05', 'current_channels_high') }}
+        end as chin05_level,
+        {{ mp16_severity(mp16, 'CHIN06', 'ssl_busy_pct_max') }} as chin06_level,
+        case
+            when {{ mp16_crosses(mp16, 'CHIN08', 'escalation', 'current_channels_high') }} then 'escalation'
+            else {{ mp16_severity(mp16, 'CHIN08', 'channel_limit_use_pct') }}
+        end as chin08_level
+    from measures
+),
+
+final as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'channel_initiator' as object_type,
+        levels.chin_job_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'CHIN01',
+                "case when chin01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'CHIN01', 'escalation_severity')
+                ~ " else chin01_level end",
+                'chin01_level',
+                "case when chin01_level = 'escalation' then adapter_min_busy_pct else adapter_last_busy_pct end",
+                "case when chin01_level = 'escalation' then " ~ mp16_threshold(mp16, 'CHIN01', 'escalation')
+                ~ " else " ~ mp16_severity_threshold(mp16, 'CHIN01', 'chin01_level') ~ " end",
+                "case when chin01_level = 'escalation' then format_string('every one of the %d adapters is busy at"
+                ~ " least %.1f %% of the interval', adapter_tasks, adapter_min_busy_pct) else format_string('the"
+                ~ " highest-numbered of the %d adapters (adapter %d) is busy %.1f %% of the interval: all adapters are in"
+                ~ " use', adapter_tasks, adapter_last_index, adapter_last_busy_pct) end"
+            ) }},
+            {{ mp16_firing(
+                'CHIN03',
+                "case when chin03_branch is not null then " ~ mp16_rule_text(mp16, 'CHIN03', 'base_severity') ~ " end",
+                "case when chin03_branch is not null then 'warning' end",
+                "case when chin03_branch = 'busy' then dispatcher_busy_pct_max else dispatcher_channel_skew end",
+                "case when chin03_branch = 'busy' then " ~ mp16_threshold(mp16, 'CHIN03', 'warning')
+                ~ " else " ~ mp16_threshold(mp16, 'CHIN03', 'channel_skew_factor') ~ " end",
+                "case when chin03_branch = 'busy' then format_string('dispatcher %d is busy %.1f %% of the interval while"
+                ~ " another is busy %.1f %% (%d dispatchers)', busiest_dispatcher_index, dispatcher_busy_pct_max,"
+                ~ " dispatcher_min_busy_pct, dispatcher_tasks) else format_string('dispatcher %d has %d channels, %.1f"
+                ~ " times the median of %.1f over %d dispatchers', most_channels_dispatcher_index, dispatcher_channels_max,"
+                ~ " dispatcher_channel_skew, dispatcher_channels_median, dispatcher_tasks) end",
+                comparison="case when chin03_branch = 'channels' then '>=' end"
+            ) }},
+            {{ mp16_firing(
+                'CHIN04', 'chin04_level', 'chin04_level', 'dispatcher_busy_pct_max',
+                mp16_severity_threshold(mp16, 'CHIN04', 'chin04_level'),
+                "format_string('dispatcher %d is busy %.1f %% of the interval (%.1f us CPU per request)',"
+                ~ " busiest_dispatcher_index, dispatcher_busy_pct_max, busiest_dispatcher_cpu_per_request_us)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN05', 'chin05_level', 'chin05_level', 'current_channels_high',
+                mp16_severity_threshold(mp16, 'CHIN05', 'chin05_level'),
+                "format_string('up to %d current channels on %d dispatchers (QCCTNOCC)', current_channels_high,"
+                ~ " dispatcher_tasks)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN06', 'chin06_level', 'chin06_level', 'ssl_busy_pct_max',
+                mp16_severity_threshold(mp16, 'CHIN06', 'chin06_level'),
+                "format_string('SSL task %d is busy %.1f %% of the interval', busiest_ssl_index, ssl_busy_pct_max)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN08',
+                "case when chin08_level = 'escalation' then " ~ mp16_rule_text(mp16, 'CHIN08', 'escalation_severity')
+                ~ " else chin08_level end",
+                'chin08_level',
+                "case when chin08_level = 'escalation' then current_channels_high else channel_limit_use_pct end",
+                "case when chin08_level = 'escalation' then " ~ mp16_threshold(mp16, 'CHIN08', 'escalation')
+                ~ " else " ~ mp16_severity_threshold(mp16, 'CHIN08', 'chin08_level') ~ " end",
+                "format_string('up to %d current channels of MAXCHL %d and %d active of ACTCHL %d', current_channels_high,"
+                ~ " max_channels, active_channels_high, max_active_channels)"
+            ) }}
+        )) firings as firing
+)
+
+select * from final
+where severity is not null
