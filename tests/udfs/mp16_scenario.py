@@ -91,6 +91,7 @@ class Mutation:
     structure: str
     change: Callable[[dict, int, object], None]  # (columns of the structure, row, interval data) -> None
     through_end: bool = False  # also applied to every later interval (counters since restart)
+    severity: str = "warning"  # the level an oracle variant (ORACLE_VARIANTS) fires at
 
 
 def _row(qm, structure: str, name: str, qi) -> int:
@@ -331,6 +332,14 @@ def _channels_on_one_dispatcher(cols, i, qi):
     cols["QCTCHLN"][0] = 4 * max(10, int(np.median(cols["QCTCHLN"])))
 
 
+def _last_adapter_busy(cols, i, qi):
+    """CHIN01's info level: the highest-numbered adapter busy 10 % of the interval, the others as
+    simulated (the least busy far below the escalation)."""
+    last = len(cols["QCTELTM"]) - 1
+    interval_us = int(cols["QCTELTM"][last]) + int(cols["QCTWTTM"][last])
+    cols["QCTELTM"][last], cols["QCTWTTM"][last] = interval_us // 10, interval_us - interval_us // 10
+
+
 def _channel_ceiling(cols, i, qi):
     """CHIN08's escalation: 9,200 current channels, well inside MAXCHL and ACTCHL."""
     cols["QCCTNOCC"][i], cols["QCCTMXCC"][i] = 9200, 9999
@@ -340,7 +349,8 @@ def _channel_ceiling(cols, i, qi):
 # Rules the generator's oracle evaluates, at another level or by another branch than its injection
 # gives: CF11 at warning (92 % of the shared message data set used, no failed allocation; the
 # injection is critical); CHIN03 by channels per dispatcher (the injection: busy vs idle dispatchers);
-# CHIN08 by its escalation, MP16's practical ceiling of channels (CHIN05 fires there too).
+# CHIN08 by its escalation, MP16's practical ceiling of channels (CHIN05 fires there too); CHIN01
+# at info (only the highest-numbered adapter busy; the injection is the warning escalation).
 ORACLE_VARIANTS = [
     Mutation(
         "CF11",
@@ -353,6 +363,7 @@ ORACLE_VARIANTS = [
     ),
     Mutation("CHIN03", "QM04", "channel_initiator", "QM04CHIN", 6, "QCTDSP", _channels_on_one_dispatcher),
     Mutation("CHIN08", "QM02", "channel_initiator", "QM02CHIN", 7, "QCCT", _channel_ceiling),
+    Mutation("CHIN01", "QM04", "channel_initiator", "QM04CHIN", 4, "QCTADP", _last_adapter_busy, severity="info"),
 ]
 
 # BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2
