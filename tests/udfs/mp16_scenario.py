@@ -26,6 +26,8 @@ CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
 
 # RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
+# The configuration rules (BP12, CF06, CF08, Q09) fire with the site settings the manifest declares
+# (mqsmf.generate.site_config_vars), which the test passes to dbt.
 GENERATED = (
     "BP01@QM01:1#2",
     "BP02@QM02:1#3",
@@ -33,6 +35,7 @@ GENERATED = (
     "BP04@QM03:1#5",
     "BP05@QM01:0#5",
     "BP06@QM02:0#6",
+    "BP12@QM02:1#4",
     "BP13@QM04:2#1",
     "BP15@QM01:0#6",
     "BP16@QM03:99#3",
@@ -43,6 +46,8 @@ GENERATED = (
     "CF01@QM01:APPL1#2",
     "CF02@QM02:CSQ_ADMIN#3",
     "CF03@QM03:APPL2#4",
+    "CF06@QM03:APPL1#2",
+    "CF08@QM04:CSQ_ADMIN#2",
     "CF07@QM02:APPL1#6",
     "CF09@QM03#2",
     "CF10@QM04#5",
@@ -73,6 +78,7 @@ GENERATED = (
     "CHIN05@QM03#5",
     "CHIN06@QM02#4",
     "CHIN08@QM04#2",
+    "Q09@QM01#3",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

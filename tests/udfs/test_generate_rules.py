@@ -12,7 +12,15 @@ import math
 import numpy as np
 import pytest
 
-from mqsmf.generate import SUPPORTED_RULES, ScenarioConfig, Target, generate_scenario, plan_scenario, write_scenario
+from mqsmf.generate import (
+    SUPPORTED_RULES,
+    ScenarioConfig,
+    Target,
+    generate_scenario,
+    plan_scenario,
+    site_config_vars,
+    write_scenario,
+)
 from mqsmf.generate.mp16_oracle import (
     LOG_DASD_RATES_SEED,
     LOG_REF_SLOWEST,
@@ -24,6 +32,7 @@ from mqsmf.generate.mp16_oracle import (
     roles_of,
     rule_parameters,
     seed_path,
+    site_of,
 )
 from mqsmf.generate.pathology import bp13_buffers, rule_window
 
@@ -42,6 +51,7 @@ def firings_of_file(scenario, path) -> list[dict]:
         cfg.start_us,
         cfg.interval_seconds,
         log_truth=log_truth_of(scenario),
+        site=site_of(scenario),
     )
 
 
@@ -117,6 +127,35 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
         assert f["interval"] == inj["interval"] and (f["qmgr"] == inj["qmgr"] or member_log02), f
         if f["object_type"] == inj["object_type"]:
             assert f["object_name"] == inj["object_name"], f
+
+
+CONFIGURATION_RULES = ("CF06", "CF08", "Q09")
+
+
+def test_configuration_rules_need_the_site_settings(tmp_path):
+    """CF06, CF08 and Q09 judge what SMF does not record (structure limits, IMS bridge queues):
+    with the settings the generated site declares they fire where injected; without them the
+    oracle, like the advisories, says nothing. site_config_vars turns the settings into dbt vars."""
+    sc = plan_scenario(_only("CF06", inject=tuple(Target(r) for r in CONFIGURATION_RULES)))
+    path = tmp_path / "site.dat"
+    manifest = write_scenario(sc, str(path))
+    tables, _ = decode(path)
+    cfg = sc.config
+    args = ({k: tables[k] for k in ORACLE_COLUMNS}, roles_of(sc.topology), cfg.start_us, cfg.interval_seconds)
+    unconfigured = evaluate(*args, log_truth=log_truth_of(sc))
+    assert not {f["rule_id"] for f in unconfigured} & set(CONFIGURATION_RULES)
+    configured = {(f["rule_id"], f["qmgr"], f["object_name"], f["interval"]) for f in firings_of_file(sc, path)}
+    injected = {(i["rule_id"], i["qmgr"], i["object_name"], i["interval"]) for i in manifest["injected"]}
+    assert len(injected) == 3 and injected <= configured
+    variables = site_config_vars(manifest)
+    (q09,) = [i for i in manifest["injected"] if i["rule_id"] == "Q09"]
+    assert variables["mp16_queue_config"] == [
+        {"qmgr_name": q09["qmgr"], "queue_name": q09["object_name"], "is_ims_bridge": True}
+    ]
+    admin = [r for r in variables["mp16_cf_structure_config"] if r["structure_name"] == "CSQ_ADMIN"]
+    assert admin == [
+        {"qsg_name": manifest["qsg"], "structure_name": "CSQ_ADMIN", "entries_max": 40_000, "elements_max": 120_000}
+    ]
 
 
 def test_injections_can_be_placed_explicitly():

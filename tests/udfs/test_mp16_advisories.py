@@ -30,7 +30,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
-from mqsmf.generate import buffer_pool_roles
+from mqsmf.generate import buffer_pool_roles, site_config_vars
 
 from .dbt_results import failures
 from .mp16_scenario import (
@@ -58,12 +58,22 @@ PS03_NO_EXPANSION = "6"  # QM03's page set 6, planted 96 % full (mp16_scenario),
 SINGULAR_TESTS = sorted(p.stem for p in (PROJECT / "tests" / "dbt").glob("assert_mp16_*.sql"))
 # What the threshold-override run rebuilds: the rules, the two components whose thresholds change,
 # and the union.
+# The override run also leaves out the site settings of the configuration rules: they fall silent.
 OVERRIDDEN_MODELS = (
     "dim_mp16_rule",
+    "dim_mp16_queue_manager_config",
     "int_mp16__buffer_pool_advisories",
     "int_mp16__cf_advisories",
+    "int_mp16__queue_advisories",
     "fct_mp16_advisories",
 )
+# Configuration rules: evaluated only with the site settings the scenarios declare (vars below).
+CONFIGURATION_RULES = {
+    "BP12": "mp16_queue_manager_config",
+    "CF06": "mp16_cf_structure_config",
+    "CF08": "mp16_cf_structure_config",
+    "Q09": "mp16_queue_config",
+}
 
 
 def seed_parameters() -> dict[str, dict]:
@@ -96,10 +106,15 @@ def built(spark, dbt, tmp_path_factory):
     work = tmp_path_factory.mktemp("mp16")
     injected_manifest, planted = write_injected(work / "injected.dat")
     clean_manifest = write_clean(work / "clean.dat")
+    site = [site_config_vars(m) for m in (injected_manifest, clean_manifest)]
     variables = {
         "smf_paths": [str(work / "injected.dat"), str(work / "clean.dat")],
         "raw_schema": f"{SCHEMA}_raw",
-        "mp16_buffer_pool_roles": buffer_pool_roles(injected_manifest) + buffer_pool_roles(clean_manifest),
+        # The generated sites' settings (pool roles, CF structure limits, IMS bridge queues).
+        **{name: site[0][name] + site[1][name] for name in site[0]},
+        # Every clean queue manager is declared production: BP12 is judged there, and stays silent.
+        "mp16_queue_manager_config": site[0]["mp16_queue_manager_config"]
+        + [{"qmgr_name": q["name"], "is_production": True} for q in clean_manifest["qmgrs"]],
         # The planted full page set cannot expand: PS03's critical escalation (SMF does not say).
         "mp16_page_set_config": [{"qmgr_name": "QM03", "page_set_id": PS03_NO_EXPANSION, "expand_method": "NONE"}],
     }
@@ -117,9 +132,10 @@ def built(spark, dbt, tmp_path_factory):
         advisories = _advisories(spark, MARTS)
         summary = spark.table(f"{MARTS}.fct_mp16_daily_summary").toPandas()
         overrides = {"BP11_window": 1, "CF03_critical": 99, "BP09_window": 2, "BP17_info": 3}
+        unconfigured = {k: v for k, v in variables.items() if k not in CONFIGURATION_RULES.values()}
         rebuilt = dbt(
             "run", "--threads", "4", "--select", *OVERRIDDEN_MODELS,
-            "--vars", json.dumps({**variables, "smf_paths": [], "mp16_thresholds": overrides}),
+            "--vars", json.dumps({**unconfigured, "smf_paths": [], "mp16_thresholds": overrides}),
         )  # fmt: skip
         assert rebuilt.success, failures(rebuilt)
         overridden = SimpleNamespace(
@@ -530,7 +546,7 @@ def test_threshold_overrides_change_the_outcome(built):
     assert sorted(cf03_after.index) == sorted(cf03_before.index)
     assert (cf03_after.severity == "warning").all() and (cf03_after.threshold_value == 5).all()
     unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17"})
-    assert firings(after[unchanged]) == firings(before[~before.rule_id.isin({"CF03", "BP09"})])
+    assert firings(after[unchanged]) == firings(before[~before.rule_id.isin({"CF03", "BP09", *CONFIGURATION_RULES})])
     # BP17's limit lowered from four pools to three: every queue manager (four pools each) fires
     # once, where the condition starts (its first interval), not in every interval.
     assert not (before.rule_id == "BP17").any()
@@ -549,6 +565,20 @@ def test_threshold_overrides_change_the_outcome(built):
     assert rules.loc["BP11", "window_length"] == 1 and rules.loc["CF03", "critical_threshold"] == 99
     assert rules.loc["BP11", "overridden_parameters"] == "BP11_window=1"
     assert rules.loc["BP04", "overridden_parameters"] is None
+
+
+def test_configuration_rules_are_silent_without_the_site_setting(built):
+    """BP12, CF06, CF08 and Q09 fire where the injected scenario declares a production queue
+    manager, the structure limits and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
+    dim_mp16_rule says which setting each needs."""
+    assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)
+    assert not built.overridden.advisories.rule_id.isin(list(CONFIGURATION_RULES)).any()
+    rules = built.overridden.rules
+    for rule, var in CONFIGURATION_RULES.items():
+        notes = rules.loc[rule, "evaluation_notes"]
+        assert rules.loc[rule, "evaluation_status"] == "evaluated" and "site_config_" in notes and var in notes, rule
+        assert "silent" in notes, rule
 
 
 def test_every_advisory_cites_mp16_and_labels_its_threshold(built):
@@ -665,7 +695,7 @@ def test_dim_mp16_rule_says_what_is_evaluated_and_why_not(built):
     assert (evaluated == rules.is_implemented).all()
     assert rules.loc[~evaluated, "not_implemented_reason"].str.len().gt(20).all()
     assert rules.loc[evaluated, "not_implemented_reason"].isna().all()
-    # A rule SMF cannot feed names the missing data, e.g. the CF structure sizes of CF06.
-    assert rules.loc["CF06", "evaluation_status"] == "needs site configuration"
-    assert "ENTSMAX" in rules.loc["CF06", "not_implemented_reason"]
+    # A rule SMF cannot feed names the missing data, e.g. the structure SIZE and CFLEVEL of CF16.
+    assert rules.loc["CF16", "evaluation_status"] == "needs site configuration"
+    assert "CFLEVEL" in rules.loc["CF16", "not_implemented_reason"]
     assert not rules.mp16_sections.fillna("").str.contains(r"\bl\.\d").any()

@@ -92,13 +92,14 @@ def run(args: argparse.Namespace) -> int:
         except FileNotFoundError as e:
             raise InputError(str(e).removeprefix("mqsmf: ")) from e
     else:
-        from .generate import buffer_pool_roles
+        from .generate import site_config_vars
 
         t0 = _step("generate: no SMF files given, generating a queue-sharing-group day")
         day, manifest = generate_demo_day(project, args.seed, args.queues, args.intervals)
         paths = [str(day)]
-        # The generated site's pool roles, as a site would configure its own (seed or var).
-        dbt_vars["mp16_buffer_pool_roles"] = buffer_pool_roles(manifest)
+        # The generated site's configuration (pool roles, CF structure limits, ...), as a site would
+        # configure its own (seeds or vars).
+        dbt_vars.update(site_config_vars(manifest))
         _done(t0)
 
     t0 = _step("load: SMF dumps -> raw tables")

@@ -1,4 +1,4 @@
--- MP16 buffer pool rules BP01-BP11 on fct_buffer_pool_stats, with each
+-- MP16 buffer pool rules BP01-BP13 and BP15-BP17 on fct_buffer_pool_stats, with each
 -- pool's role from dim_mp16_buffer_pool_role. Thresholds come from the seed mp16_rules (or the var
 -- mp16_thresholds) through mp16_threshold(); conventions per rule are in the seed's evaluation_notes.
 -- A pool's "previous interval" is its own previous row when that interval ends where this one
@@ -13,6 +13,9 @@
 -- BP13-BP17 judge the pool's configuration as SMF shows it (QPSTLOC below the bar, QPSTF4KB page
 -- fixing, the number of pools); BP13 and BP17 are reported where their condition starts (the first
 -- interval, or the first after a gap or after the condition did not hold).
+-- BP12 needs to know which queue managers are production ones, which SMF does not record (site
+-- setting is_production, dim_mp16_queue_manager_config): a pool under pressure (BP01-BP06 fire on
+-- it) smaller than MP16's production starting point for its role; silent where not declared.
 -- Grain: one row per rule x buffer pool x interval (BP09 and BP11: x evaluation window) that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -30,6 +33,10 @@ roles as (
 
 segments as (
     select * from {{ ref('int_smf__qmgr_segments') }}
+),
+
+site_config as (
+    select * from {{ ref('dim_mp16_queue_manager_config') }}
 ),
 
 -- BP08's QIS1 variant: the busiest page set of each pool, as the share of the interval its read,
@@ -65,6 +72,7 @@ stats as (
         pool_stats.interval_end_at,
         pool_stats.interval_date,
         coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
+        coalesce(site_config.is_production, false) as is_production,
         pool_stats.buffers,
         pool_stats.stealable_buffers_low,
         pool_stats.lowest_free_pct,
@@ -110,6 +118,7 @@ stats as (
         ) }}, false) as is_restart_phase
     from pool_stats
     left join roles on pool_stats.qmgr_name = roles.qmgr_name and pool_stats.buffer_pool_id = roles.buffer_pool_id
+    left join site_config on pool_stats.qmgr_name = site_config.qmgr_name
     left join segments
         on
             pool_stats.qmgr_name = segments.qmgr_name
@@ -178,10 +187,23 @@ levels as (
     from stats
 ),
 
--- BP15 needs BP04's and BP06's outcome on the same row.
+-- BP15 needs BP04's and BP06's outcome on the same row; BP12 the rules among BP01-BP06 that fire.
 pressure_levels as (
     select
         *,
+        concat_ws(
+            ', ',
+            case when bp01_level is not null then 'BP01' end,
+            case when bp02_level is not null then 'BP02' end,
+            case when bp03_level is not null then 'BP03' end,
+            case when bp04_level is not null then 'BP04' end,
+            case when {{ mp16_short_lived_severity('pool_role', 'bp05_level') }} is not null then 'BP05' end,
+            case when {{ mp16_short_lived_severity('pool_role', 'bp06_level') }} is not null then 'BP06' end
+        ) as pressure_rules,
+        case
+            when pool_role in ('SYS', 'SHORT') then {{ mp16_threshold(mp16, 'BP12', 'short_lived_buffers') }}
+            else {{ mp16_threshold(mp16, 'BP12', 'long_lived_buffers') }}
+        end as production_start_buffers,
         case
             when
                 not is_above_bar
@@ -192,6 +214,24 @@ pressure_levels as (
                 then {{ mp16_rule_text(mp16, 'BP15', 'base_severity') }}
         end as bp15_level
     from levels
+),
+
+bp12_levels as (
+    select
+        *,
+        case
+            when
+                is_production
+                and pressure_rules != ''
+                and buffers < production_start_buffers
+                then
+                    case
+                        when buffer_pool_id = 0 and {{ mp16_crosses(mp16, 'BP12', 'escalation', 'buffers') }}
+                            then 'escalation'
+                        else 'info'
+                    end
+        end as bp12_level
+    from pressure_levels
 ),
 
 -- Every rule of the row at once: one struct per rule, kept where the rule fires.
@@ -211,7 +251,7 @@ per_interval as (
         firing.threshold_value,
         firing.observation,
         firing.applied_comparison
-    from pressure_levels as levels
+    from bp12_levels as levels
         lateral view explode(array(
             {{ mp16_firing(
                 'BP01', 'bp01_level', 'bp01_level', 'short_on_storage',
@@ -276,6 +316,17 @@ per_interval as (
                 "format_string('page set %d busy %.0f %% of the interval with I/O (QIS1GETT + QIS1DWPT + QIS1IMWT)',"
                 ~ " busiest_page_set_id, 100 * busiest_page_set_busy)",
                 comparison="'>'"
+            ) }},
+            {{ mp16_firing(
+                'BP12',
+                "case bp12_level when 'escalation' then " ~ mp16_rule_text(mp16, 'BP12', 'escalation_severity')
+                ~ " when 'info' then " ~ mp16_rule_text(mp16, 'BP12', 'base_severity') ~ " end",
+                'bp12_level', 'buffers',
+                "case when bp12_level = 'escalation' then " ~ mp16_threshold(mp16, 'BP12', 'escalation')
+                ~ " else production_start_buffers end",
+                "format_string('%s pool of %d buffers on a production queue manager (site configuration) under"
+                ~ " pressure (%s), below the %d MP16 starts production with', pool_role, cast(buffers as bigint),"
+                ~ " pressure_rules, cast(production_start_buffers as bigint))"
             ) }},
             {{ mp16_firing(
                 'BP13', 'bp13_level', 'bp13_level', 'buffers', mp16_severity_threshold(mp16, 'BP13', 'bp13_level'),

@@ -1,4 +1,4 @@
--- MP16 coupling facility rules CF01-CF05 and CF07 on each queue manager's use
+-- MP16 coupling facility rules CF01-CF08 on each queue manager's use
 -- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
 -- CF11 judges each queue manager's shared message data set of a structure (QESD, from staging).
@@ -6,6 +6,10 @@
 -- average service time against the absolute limit and its baseline, and the multi-entry average
 -- (longer by nature: more data per request) against its own baseline; each with min_volume requests.
 -- CF07 judges application structures (CSQ_ADMIN holds no messages) with min_volume entries in use.
+-- CF06 and CF08 need the structure's maximum entries / elements, which SMF does not record: from
+-- the site configuration (seed site_config_cf_structures or var mp16_cf_structure_config; the most
+-- specific row that sets a limit wins); a structure without them is not judged. CF08 shares
+-- CSQ_ADMIN's free entries among the queue managers the statistics place in the QSG.
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
@@ -15,6 +19,66 @@ with
 
 cf_stats as (
     select * from {{ ref('fct_cf_structure_qmgr_stats') }}
+),
+
+structure_config as (
+    {{ mp16_site_config(
+        'site_config_cf_structures', 'mp16_cf_structure_config',
+        dict(qsg_name='string', structure_name='string', entries_max='bigint', elements_max='bigint')
+    ) }}
+),
+
+structure_keys as (
+    select distinct
+        qsg_name,
+        structure_name
+    from cf_stats
+),
+
+-- Each limit from the most specific row that sets it (QSG and structure named first, a var row
+-- before a seed row of the same specificity).
+structure_limits as (
+    select
+        structure_keys.qsg_name,
+        structure_keys.structure_name,
+        max_by(
+            structure_config.entries_max,
+            case
+                when structure_config.entries_max is not null
+                    then
+                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
+                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
+                        + (case when structure_config.from_var then 1 else 0 end)
+            end
+        ) as entries_max,
+        max_by(
+            structure_config.elements_max,
+            case
+                when structure_config.elements_max is not null
+                    then
+                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
+                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
+                        + (case when structure_config.from_var then 1 else 0 end)
+            end
+        ) as elements_max
+    from structure_keys
+    inner join structure_config
+        on
+            (structure_keys.qsg_name = structure_config.qsg_name or structure_config.qsg_name = '*')
+            and (
+                structure_keys.structure_name = structure_config.structure_name
+                or structure_config.structure_name = '*'
+            )
+    group by structure_keys.qsg_name, structure_keys.structure_name
+),
+
+qsg_members as (
+    select
+        qsg_name,
+        count(distinct qmgr_name) as qsg_qmgrs
+    from {{ ref('int_smf__qmgr_qsg') }}
+    where qsg_name is not null
+    group by qsg_name
 ),
 
 shared_queue_gets as (
@@ -50,6 +114,16 @@ stats as (
         cast(cf_stats.elements_in_use_max as double) as elements_in_use_max,
         cf_stats.elements_per_entry,
         cf_stats.single_entry_avg_service_time_us,
+        cast(structure_limits.entries_max as double) as entries_max,
+        cast(structure_limits.elements_max as double) as elements_max,
+        -- Spark's greatest() skips NULL: a structure with one limit known is judged on it.
+        100 * greatest(
+            cf_stats.entries_in_use_max / structure_limits.entries_max,
+            cf_stats.elements_in_use_max / structure_limits.elements_max
+        ) as structure_used_pct,
+        qsg_members.qsg_qmgrs,
+        (structure_limits.entries_max - cf_stats.entries_in_use_max) / qsg_members.qsg_qmgrs
+            as admin_free_entries_per_qmgr,
         cast(shared_queue_gets.gets as double) as shared_queue_gets,
         {{ safe_divide('cf_stats.redrives', 'shared_queue_gets.gets') }} as redrives_per_get,
         avg(cf_stats.single_entry_avg_service_time_us) over (
@@ -57,6 +131,9 @@ stats as (
             rows between {{ baseline_intervals }} preceding and 1 preceding
         ) as service_time_baseline_us
     from cf_stats
+    left join structure_limits
+        on cf_stats.qsg_name = structure_limits.qsg_name and cf_stats.structure_name = structure_limits.structure_name
+    left join qsg_members on cf_stats.qsg_name = qsg_members.qsg_name
     left join shared_queue_gets
         on
             cf_stats.qmgr_name = shared_queue_gets.qmgr_name
@@ -101,6 +178,11 @@ levels as (
                 > {{ mp16_threshold(mp16, 'CF05', 'baseline_factor') }} * multi_entry_baseline_us
                 then {{ mp16_rule_text(mp16, 'CF05', 'base_severity') }}
         end as cf05_multi_level,
+        {{ mp16_severity(mp16, 'CF06', 'structure_used_pct') }} as cf06_level,
+        case
+            when structure_name = '{{ admin_structure }}'
+                then {{ mp16_severity(mp16, 'CF08', 'admin_free_entries_per_qmgr') }}
+        end as cf08_level,
         case
             when
                 structure_name != '{{ admin_structure }}'
@@ -172,6 +254,21 @@ per_structure as (
                 ~ " cast(single_entry_requests as bigint)) else format_string('%.1f us per multi-entry CF request"
                 ~ " (baseline %.1f us) over %d requests', multi_entry_avg_service_time_us, multi_entry_baseline_us,"
                 ~ " cast(multi_entry_requests as bigint)) end"
+            ) }},
+            {{ mp16_firing(
+                'CF06', 'cf06_level', 'cf06_level', 'structure_used_pct', mp16_severity_threshold(mp16, 'CF06', 'cf06_level'),
+                "format_string('%.1f %% of the structure used: %d of %d entries (QESTMNUS / ENTSMAX), %d of %s elements"
+                ~ " (QESTMLUS / ELEMMAX; limits from the site configuration)', structure_used_pct,"
+                ~ " cast(entries_in_use_max as bigint), cast(entries_max as bigint), cast(elements_in_use_max as bigint),"
+                ~ " coalesce(cast(cast(elements_max as bigint) as string), 'unknown'))"
+            ) }},
+            {{ mp16_firing(
+                'CF08', 'cf08_level', 'cf08_level', 'admin_free_entries_per_qmgr',
+                mp16_severity_threshold(mp16, 'CF08', 'cf08_level'),
+                "format_string('%d free CSQ_ADMIN entries (ENTSMAX %d from the site configuration - QESTMNUS %d)"
+                ~ " for the %d queue managers of the QSG: %.0f each', cast(entries_max - entries_in_use_max as bigint),"
+                ~ " cast(entries_max as bigint), cast(entries_in_use_max as bigint), qsg_qmgrs,"
+                ~ " admin_free_entries_per_qmgr)"
             ) }},
             {{ mp16_firing(
                 'CF07', "case when cf07_crossed is not null then " ~ mp16_rule_text(mp16, 'CF07', 'base_severity') ~ " end",

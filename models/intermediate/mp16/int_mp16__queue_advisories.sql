@@ -1,4 +1,4 @@
--- MP16 queue rules Q01-Q04, Q07, Q08, Q10, CF10 and CF13 on fct_queue_stats (QQST),
+-- MP16 queue rules Q01-Q04, Q07-Q10, CF10 and CF13 on fct_queue_stats (QQST),
 -- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
 -- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
@@ -10,6 +10,8 @@
 -- interval; a queue with messages and no known size counts one page per message and is named.
 -- CF10 and CF13 judge shared queues; CF13 counts the QSG members that have the queue open for input
 -- in the same (aligned) interval.
+-- Q09 judges the queues the site declares IMS bridge queues (seed site_config_queues or var
+-- mp16_queue_config; most specific row wins): SMF does not say which queues they are.
 -- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -25,6 +27,41 @@ roles as (
 
 site_config as (
     select * from {{ ref('dim_mp16_queue_manager_config') }}
+),
+
+queue_config as (
+    {{ mp16_site_config(
+        'site_config_queues', 'mp16_queue_config',
+        dict(qmgr_name='string', queue_name='string', is_ims_bridge='boolean')
+    ) }}
+),
+
+queue_keys as (
+    select distinct
+        qmgr_name,
+        queue_name
+    from queue_stats
+),
+
+-- Q09: whether each queue is declared an IMS bridge queue (named queue manager and queue first, a
+-- var row before a seed row); queues no row declares are left out.
+ims_bridge_queues as (
+    select
+        queue_keys.qmgr_name,
+        queue_keys.queue_name,
+        max_by(
+            queue_config.is_ims_bridge,
+            (case when queue_config.qmgr_name != '*' then 4 else 0 end)
+            + (case when queue_config.queue_name != '*' then 2 else 0 end)
+            + (case when queue_config.from_var then 1 else 0 end)
+        ) as is_ims_bridge
+    from queue_keys
+    inner join queue_config
+        on
+            (queue_keys.qmgr_name = queue_config.qmgr_name or queue_config.qmgr_name = '*')
+            and (queue_keys.queue_name = queue_config.queue_name or queue_config.queue_name = '*')
+    where queue_config.is_ims_bridge is not null
+    group by queue_keys.qmgr_name, queue_keys.queue_name
 ),
 
 waiting_gets as (
@@ -99,6 +136,7 @@ stats as (
         queue_stats.input_handles_open,
         coalesce(queue_stats.has_uncommitted_changes, false) as has_uncommitted_changes,
         waiting_gets.get_wait_redrives,
+        coalesce(ims_bridge_queues.is_ims_bridge, false) as is_ims_bridge,
         site_config.expiry_interval_seconds,
         site_config.dead_letter_queue,
         checkpoints.checkpoints,
@@ -112,6 +150,8 @@ stats as (
     left join roles on queue_stats.qmgr_name = roles.qmgr_name and queue_stats.buffer_pool_id = roles.buffer_pool_id
     left join site_config on queue_stats.qmgr_name = site_config.qmgr_name
     left join waiting_gets on queue_stats.queue_stats_key = waiting_gets.qqst_key
+    left join ims_bridge_queues
+        on queue_stats.qmgr_name = ims_bridge_queues.qmgr_name and queue_stats.queue_name = ims_bridge_queues.queue_name
     left join pool0_pressure
         on
             queue_stats.qmgr_name = pool0_pressure.qmgr_name
@@ -216,6 +256,7 @@ levels as (
             when input_handles_open >= {{ mp16_threshold(mp16, 'Q08', 'min_input_handles') }}
                 then {{ mp16_severity(mp16, 'Q08', 'get_wait_redrives_per_get') }}
         end as q08_level,
+        case when is_ims_bridge then {{ mp16_severity(mp16, 'Q09', 'depth_high') }} end as q09_level,
         {{ mp16_severity(mp16, 'Q10', 'consecutive_uncommitted_intervals') }} as q10_level,
         case when is_shared then {{ mp16_severity(mp16, 'CF10', 'msg_size_max_bytes') }} end as cf10_level,
         case
@@ -281,6 +322,12 @@ per_queue as (
                 mp16_severity_threshold(mp16, 'Q08', 'q08_level'),
                 "format_string('QQSTRDGW %d re-driven waiting gets for %d gets with %d input handles',"
                 ~ " cast(get_wait_redrives as bigint), cast(msgs_out as bigint), input_handles_open)"
+            ) }},
+            {{ mp16_firing(
+                'Q09', 'q09_level', 'q09_level', 'depth_high', mp16_severity_threshold(mp16, 'Q09', 'q09_level'),
+                "format_string('IMS bridge queue (site configuration) reached depth %d (QQSTDPHI): its TPIPE task"
+                ~ " is not keeping up unless the IMS regions are saturated (not in SMF: check the IMS monitor)',"
+                ~ " cast(depth_high as bigint))"
             ) }},
             {{ mp16_firing(
                 'Q10', 'q10_level', 'q10_level', 'consecutive_uncommitted_intervals',

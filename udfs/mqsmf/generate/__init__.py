@@ -52,6 +52,7 @@ __all__ = [
     "Target",
     "add_subcommand",
     "buffer_pool_roles",
+    "site_config_vars",
     "config_from_args",
     "generate_scenario",
     "plan_scenario",
@@ -67,6 +68,31 @@ def buffer_pool_roles(manifest: dict) -> list[dict]:
         for q in manifest["qmgrs"]
         for p in q["buffer_pools"]
     ]
+
+
+def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
+    """A generated scenario's site configuration as the dbt vars a site would set: buffer pool roles
+    (``mp16_buffer_pool_roles``), every QSG's CF structure limits as the topology built them
+    (``mp16_cf_structure_config``: CF06, CF08), the queues its injections made IMS bridge queues
+    (``mp16_queue_config``: Q09) and the queue managers they declared production
+    (``mp16_queue_manager_config``: BP12). Without them the configuration rules stay silent."""
+    qsgs = sorted({q["qsg"] for q in manifest["qmgrs"] if q.get("qsg")})
+    site = manifest.get("site_config", {})
+    return {
+        "mp16_buffer_pool_roles": buffer_pool_roles(manifest),
+        "mp16_cf_structure_config": [
+            {
+                "qsg_name": qsg,
+                "structure_name": s["name"],
+                "entries_max": s["entries_max"],
+                "elements_max": s["elements_max"],
+            }
+            for qsg in qsgs
+            for s in manifest["cf_structures"]
+        ],
+        "mp16_queue_config": [{**q, "is_ims_bridge": True} for q in site.get("ims_bridge_queues", [])],
+        "mp16_queue_manager_config": [{**q, "is_production": True} for q in site.get("production_qmgrs", [])],
+    }
 
 
 def plan_scenario(config: ScenarioConfig) -> Scenario:

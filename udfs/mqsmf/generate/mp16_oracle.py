@@ -11,7 +11,11 @@ count, the records since its previous checkpoint for a forced one), not the per-
 the advisories make.
 
 Conventions where the rules document leaves a choice are in ``pathology.rule_assumptions`` and
-the manifest's ``rule_assumptions``."""
+the manifest's ``rule_assumptions``.
+
+The configuration rules (BP12, CF06, CF08, Q09) also need what a site declares and SMF does not record
+(``SiteConfig``: the structure limits the topology was built with, the queues an injection made
+IMS bridge queues, the queue managers an injection declared production); without it they are silent, as the advisories are without the setting."""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ import csv
 import math
 import operator
 import os
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -207,6 +212,17 @@ def threshold_text(rule: str, severity: str) -> str:
     return f"{p['comparison']} {p[severity]:g}"
 
 
+@dataclass(frozen=True)
+class SiteConfig:
+    """The site settings the configuration rules read: CF structure limits
+    {(qsg, structure): (entries max, elements max)} (CF06, CF08), IMS bridge queues
+    {(qmgr, queue)} (Q09) and production queue managers (BP12). Empty: those rules are not judged."""
+
+    cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    ims_bridge_queues: frozenset[tuple[str, str]] = frozenset()
+    production_qmgrs: frozenset[str] = frozenset()
+
+
 class Firing(dict):
     """One rule firing: rule_id, severity, qmgr, object_type, object_name, interval,
     interval_start, value, threshold."""
@@ -249,8 +265,10 @@ class Oracle:
         seconds: int,
         interval_of: dict[tuple[str, int], int] | None = None,
         log_truth: dict[tuple[str, int], float] | None = None,
+        site: SiteConfig | None = None,
     ):
         self.t = tables
+        self.site = site or SiteConfig()
         self.roles = roles
         self.start_us = start_us
         self.seconds = seconds
@@ -290,13 +308,16 @@ class Oracle:
     # ------------------------------------------------------------------------------------------
     def run(self) -> list[Firing]:
         self.buffer_pools()
+        self.production_pool_size()
         self.log()
         self.cf()
+        self.cf_capacity()
         self.smds()
         self.db2()
         self.channel_initiator()
         self.queues()
         self.accounting()
+        self.ims_bridge()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -371,6 +392,34 @@ class Oracle:
             sev = level("BP16", rate[i])
             if not fixed[i] and sustained and sev:
                 self.fire("BP16", sev, *args, float(rate[i]), f"(QPSTRIO + QPSTTPW) / T {threshold_text('BP16', sev)}")
+
+    def production_pool_size(self) -> None:
+        """BP12: on a production queue manager, a pool under pressure (BP01-BP06 fired on it in
+        the interval) that holds fewer buffers than MP16's production starting point for its role."""
+        t = self.table("QPST")
+        if t is None or not self.site.production_qmgrs:
+            return
+        bp12 = self.p["BP12"]
+        pressed = {
+            (f["qmgr"], f["object_name"], f["interval"])
+            for f in self.out
+            if f["rule_id"] in ("BP01", "BP02", "BP03", "BP04", "BP05", "BP06")
+        }
+        qm, k, st, pool = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QPSTPOOL")
+        nbuf = _num(t, "QPSTNBUF")
+        for i in range(len(qm)):
+            if qm[i] not in self.site.production_qmgrs or (qm[i], str(int(pool[i])), int(k[i])) not in pressed:
+                continue
+            role = self.role(qm[i], pool[i])
+            start = bp12["short_lived_buffers"] if role in ("SYS", "SHORT") else bp12["long_lived_buffers"]
+            if not COMPARE[bp12["comparison"]](nbuf[i], start):
+                continue
+            sample = int(pool[i]) == 0 and COMPARE[bp12["escalation_comparison"]](nbuf[i], bp12["escalation"])
+            self.fire(
+                "BP12", bp12["escalation_severity"] if sample else bp12["base_severity"],
+                qm[i], "buffer_pool", int(pool[i]), k[i], st[i], int(nbuf[i]),
+                f"production {role} pool of {nbuf[i]} buffers under pressure, below {start:g}",
+            )  # fmt: skip
 
     def _restart_phase(self, qm, obj, k, active, rule) -> np.ndarray:
         """Rows in their object's restart phase: from the queue manager's first interval (the
@@ -508,6 +557,47 @@ class Oracle:
                     self.fire(
                         "CF07", cf07["base_severity"], *args, ratio,
                         f"QESTMLUS / QESTMNUS outside {cf07['low_ratio']:g} .. {cf07['high_ratio']:g}",
+                    )  # fmt: skip
+
+    def cf_capacity(self) -> None:
+        """CF06 (structure filling) and CF08 (CSQ_ADMIN short of 1,000 free entries per member)
+        against the limits the site declares: a structure without them is not judged."""
+        t = self.table("QEST")
+        if t is None or not self.site.cf_limits:
+            return
+        qm, k, st, name = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QESTSTR")
+        mnus, mlus = _num(t, "QESTMNUS"), _num(t, "QESTMLUS")
+        qsg_of = self.qsg_of()
+        members: dict[str, int] = {}
+        for g in qsg_of.values():
+            members[g] = members.get(g, 0) + 1
+        cf06, cf08 = self.p["CF06"], self.p["CF08"]
+        for i in range(len(qm)):
+            qsg = qsg_of.get(qm[i])
+            limits = self.site.cf_limits.get((qsg, name[i]))
+            if limits is None:
+                continue
+            entries_max, elements_max = limits
+            args = (qm[i], "cf_structure", name[i], k[i], st[i])
+            # CF06: the highest level whose share of either limit is in use.
+            for sev in ("critical", "warning", "info"):
+                if sev in cf06 and any(
+                    COMPARE[cf06["comparison"]](100 * used, cf06[sev] * limit)
+                    for used, limit in ((mnus[i], entries_max), (mlus[i], elements_max))
+                ):
+                    used_pct = 100 * max(mnus[i] / entries_max, mlus[i] / elements_max)
+                    self.fire(
+                        "CF06", sev, *args, used_pct, f"entries or elements in use {threshold_text('CF06', sev)} %"
+                    )
+                    break
+            # CF08: the admin structure must keep 1,000 free entries for every member.
+            if name[i] == ADMIN_STRUCTURE:
+                free = entries_max - mnus[i]
+                need = cf08["warning"] * members[qsg]
+                if COMPARE[cf08["comparison"]](free, need):
+                    self.fire(
+                        "CF08", "warning", *args, free / members[qsg],
+                        f"free admin entries {free} below {cf08['warning']:g} x {members[qsg]} members",
                     )  # fmt: skip
 
     def smds(self) -> None:
@@ -1025,6 +1115,21 @@ class Oracle:
                         f"Db2 reads per second {threshold_text('DB01', sev)}, confirmed by open-only tasks",
                     )  # fmt: skip
 
+    def ims_bridge(self) -> None:
+        """Q09: a queue the site declares an IMS bridge queue reaches the depth MP16 read as its
+        TPIPE task not keeping up."""
+        t = self.table("QQST")
+        if t is None or not self.site.ims_bridge_queues:
+            return
+        qm, k, st, name = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QQSTQNAM")
+        dphi = _num(t, "QQSTDPHI")
+        for i in range(len(qm)):
+            if (qm[i], str(name[i]).strip()) in self.site.ims_bridge_queues:
+                sev = level("Q09", int(dphi[i]))
+                if sev:
+                    text = f"IMS bridge queue QQSTDPHI {threshold_text('Q09', sev)}"
+                    self.fire("Q09", sev, qm[i], "queue", str(name[i]).strip(), k[i], st[i], int(dphi[i]), text)
+
 
 def _short_lived(role: str, severity: str | None) -> str | None:
     """A rule meant for SYS and SHORT pools: as is there, one lower on UNKNOWN, none otherwise."""
@@ -1072,16 +1177,31 @@ def evaluate(
     seconds: int,
     interval_of: dict[tuple[str, int], int] | None = None,
     log_truth: dict[tuple[str, int], float] | None = None,
+    site: SiteConfig | None = None,
 ) -> list[Firing]:
     """Firings of the supported rules on typed tables (truth or decoded); LOG03 needs the
-    simulation's ``log_truth`` (log_truth_of)."""
-    return Oracle(tables, roles, start_us, seconds, interval_of, log_truth).run()
+    simulation's ``log_truth`` (log_truth_of), the configuration rules the ``site`` (site_of)."""
+    return Oracle(tables, roles, start_us, seconds, interval_of, log_truth, site).run()
 
 
 def log_truth_of(scenario) -> dict[tuple[str, int], float]:
     """{(qmgr, interval): log records per checkpoint} of a scenario that has run (LOG03's truth)."""
     names = [qm.name for qm in scenario.topology.qmgrs]
     return {(names[m], int(k)): v for (k, m), v in scenario.effects.log_truth.items()}
+
+
+def site_of(scenario) -> SiteConfig:
+    """What the generated site declares: every QSG's structure limits as the topology built them,
+    and the queues the scenario's injections made IMS bridge queues."""
+    topo = scenario.topology
+    qsgs = sorted({q.qsg for q in topo.qmgrs if q.qsg})
+    return SiteConfig(
+        cf_limits={(g, n): (int(e), int(el)) for g in qsgs for n, e, el, _ in topo.structures},
+        ims_bridge_queues=frozenset(
+            (b["qmgr_name"], b["queue_name"]) for b in scenario.planned.site.get("ims_bridge_queues", [])
+        ),
+        production_qmgrs=frozenset(q["qmgr_name"] for q in scenario.planned.site.get("production_qmgrs", [])),
+    )
 
 
 def roles_of(topology) -> dict[tuple[str, int], str]:
@@ -1108,6 +1228,7 @@ def evaluate_scenario(scenario, collector) -> list[dict]:
         scenario.config.interval_seconds,
         interval_of,
         log_truth_of(scenario),
+        site_of(scenario),
     )
     injected_keys = set()
     for inj in scenario.planned.injected:

@@ -34,6 +34,7 @@ RULE_VERSION = {
     "Q04": "9.3.1",
     "Q07": "9.3.3",
     "Q10": "9.3.1",
+    "Q09": "9.3.3",
     "CF10": "9.3.3",
     "CF13": "9.3.3",
 }
@@ -117,6 +118,32 @@ def bp16_pages_per_s() -> int:
     return int(2 * threshold("BP16"))
 
 
+def bp12_buffers() -> int:
+    """A SHORT pool a fifth below MP16's production starting point for the role."""
+    return int(0.8 * threshold("BP12", "short_lived_buffers"))
+
+
+def bp12_free_share() -> float:
+    """Lowest free share of BP12's pool: 5 points below BP04's warning (above its critical)."""
+    return (threshold("BP04", "warning") - 5) / 100
+
+
+def cf06_used_share() -> float:
+    """Share of a structure's entries and elements CF06's injection fills: 5 points above the
+    warning level (below the critical one)."""
+    return (threshold("CF06", "warning") + 5) / 100
+
+
+def cf08_free_entries(members: int) -> int:
+    """Free CSQ_ADMIN entries of CF08's injection: half of what the rule asks for the QSG."""
+    return int(threshold("CF08", "warning") * members / 2)
+
+
+def q09_depth() -> int:
+    """High depth of Q09's injection: three messages above the rule's threshold."""
+    return int(threshold("Q09")) + 3
+
+
 def log02_mb_per_s() -> float:
     """Log MB/s of LOG02's burst: 25 % above the critical share of the fastest reference rate for
     1 KB persistent messages, rounded up to 5 MB/s."""
@@ -145,6 +172,10 @@ class Planned:
     duplicates: set[tuple[int, str, int]] = field(default_factory=set)
     mutations: dict[tuple[int, int], list[Callable[[QmgrInterval], None]]] = field(default_factory=dict)
     claims: set[tuple] = field(default_factory=set)
+    # What the site declares for the configuration rules' injections (the manifest's site_config):
+    # {"ims_bridge_queues": [{qmgr_name, queue_name}], "production_qmgrs": [{qmgr_name}]}; CF structure
+    # limits come from the topology.
+    site: dict[str, list[dict]] = field(default_factory=dict)
 
     def mutate(self, qmgr_interval: QmgrInterval) -> None:
         for fn in self.mutations.get((qmgr_interval.k, qmgr_interval.m), ()):
@@ -387,13 +418,15 @@ class _Planner:
                 how = "20 checkpoints in the interval (LOGLOAD set far too low / log switches)"
             self.record_injection(rule, qm, "queue_manager", qm.name, k, how)
             return
-        if rule in ("CF01", "CF02", "CF03"):
+        if rule in ("CF01", "CF02", "CF03", "CF06", "CF08"):
             names = self.topology.structure_names
+            if rule in ("CF06", "CF08"):  # the site's structure limits: QSG members only
+                qms = [qm for qm in qms if qm.qsg]
             if target.object_name is not None:
                 structs = [names.index(target.object_name)] if target.object_name in names else []
                 if not structs:
                     raise PlanError(f"{target}: no CF structure {target.object_name!r} (have {', '.join(names)})")
-            elif rule == "CF02":
+            elif rule in ("CF02", "CF08"):
                 structs = [names.index("CSQ_ADMIN")]
             else:
                 structs = [i for i, n in enumerate(names) if n.startswith("APPL")]
@@ -413,6 +446,21 @@ class _Planner:
                 if rule == "CF01":
                     effects.failed_puts[(k, qm.index, s)] = 25
                 how = "structure full: all entries in use; puts failed with 2192"
+            elif rule == "CF06":
+                share = cf06_used_share()
+                effects.cf[(k, qm.index, s)] = {"QESTMNUS": int(share * entries), "QESTMLUS": int(share * elements)}
+                how = (
+                    f"a backlog fills {share:.0%} of the structure's entries and elements (limits declared by the site: "
+                    f"{entries:,} / {elements:,})"
+                )
+            elif rule == "CF08":
+                members = sum(1 for m in self.topology.qmgrs if m.qsg == qm.qsg)
+                free = cf08_free_entries(members)
+                effects.cf[(k, qm.index, s)] = {"QESTMNUS": entries - free, "QESTMLUS": 2 * (entries - free)}
+                how = (
+                    f"the admin structure keeps only {free:,} of its {entries:,} entries free for {members} queue "
+                    "managers"
+                )
             else:
                 share = above_critical_share("CF03")
                 effects.size_spread.add((k, qm.index, s))
@@ -432,6 +480,12 @@ class _Planner:
             return
         if rule in CHIN_RULES:
             self.inject_channel_initiator(target, rule, qms, ks)
+            return
+        if rule == "Q09":
+            self.inject_ims_bridge(target, qms, ks)
+            return
+        if rule == "BP12":
+            self.inject_production_pool(target, qms, ks)
             return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
@@ -875,6 +929,49 @@ class _Planner:
         self.mutate(qm, k, fn)
         self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
 
+    def inject_production_pool(self, target: Target, qms, ks) -> None:
+        """BP12: the site declares a queue manager production; one of its SHORT pools, altered down
+        below MP16's production starting point for the role, runs short of free buffers (BP04)."""
+        cands = [
+            ([("pool", qm.index, pool, k)], (qm, pool, k))
+            for qm in qms
+            for pool in self.pool_for(qm, target, (ROLE_SHORT,))
+            for k in ks
+        ]
+        qm, pool, k = self.place(target, cands, "buffer pool")
+        buffers, free = bp12_buffers(), bp12_free_share()
+        low = int(free * buffers)
+        self.effects.pool[(k, qm.index, pool)] = {"QPSTNBUF": buffers, "QPSTCBSL": low, "QPSTCBS": low}
+        self.out.site.setdefault("production_qmgrs", []).append({"qmgr_name": qm.name})
+        how = (
+            f"a production queue manager (declared by the site) runs a SHORT pool of {buffers:,} buffers down to "
+            f"{free:.0%} free"
+        )
+        self.record_injection("BP12", qm, "buffer_pool", str(pool), k, how)
+
+    def inject_ims_bridge(self, target: Target, qms, ks) -> None:
+        """Q09: a busy private queue the site declares an IMS bridge queue. Its TPIPE task keeps up
+        (the queue holds at most one message) but in one interval, when the depth reaches a few
+        messages above the rule's threshold."""
+        n = self.interval_count
+        cands = [
+            ([("queue", qm.index, q, kk) for kk in range(n)], (qm, q, k))
+            for claims, (qm, q, k) in self.queue_candidates(target, qms, ks, 0, 0, self.busy)
+        ]
+        qm, q, k = self.place(target, cands, "queue")
+        qm.queues.depth_cap[q] = 1  # drained as it is put: the clean intervals stay far below the threshold
+        depth = q09_depth()
+
+        def fn(qi, q=q):
+            cols = qi.structures["QQST"]
+            cols["QQSTDPHI"][q] = max(int(cols["QQSTDPHI"][q]), depth)
+
+        self.mutate(qm, k, fn)
+        qname = str(qm.queues.name[q])
+        self.out.site.setdefault("ims_bridge_queues", []).append({"qmgr_name": qm.name, "queue_name": qname})
+        how = f"an IMS bridge queue (declared by the site) backs up to {depth} messages: its TPIPE task falls behind"
+        self.record_injection("Q09", qm, "queue", qname, k, how)
+
     def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
         """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,
         a fifth larger on the chosen member so that it is the busiest."""
@@ -1239,6 +1336,15 @@ def rule_assumptions(scenario) -> dict:
         "CF07": "application structures with QESTMNUS >= "
         f"{threshold('CF07', 'min_volume'):g}; fires outside {threshold('CF07', 'low_ratio'):g} .. "
         f"{threshold('CF07', 'high_ratio'):g} elements per entry",
+        "BP12": "the site declares the injected queue managers production (site_config.production_qmgrs); a pool "
+        "under pressure (BP01-BP06 fire on it) below short_lived_buffers (SYS, SHORT) or long_lived_buffers (LONG, "
+        "OTHER, UNKNOWN) of seeds/mp16_rules.csv; warning for pool 0 at or below the escalation threshold",
+        "CF06": "every structure's limits (entries_max, elements_max of cf_structures) are declared by the site; "
+        f"fires when entries or elements in use reach {threshold_text('CF06', 'info')} % of them",
+        "CF08": f"CSQ_ADMIN's free entries (entries_max - QESTMNUS) {threshold_text('CF08', 'warning')} x the "
+        "queue managers of the QSG",
+        "Q09": "the site declares the injected queues IMS bridge queues (site_config.ims_bridge_queues); QQSTDPHI "
+        f"{threshold_text('Q09', 'info')}; whether IMS is saturated is not known (assumed not)",
         "CF13": "per queue manager row of a shared queue: QQSTDPLO 0, QQSTDPHI "
         f"{threshold_text('CF13', 'info')}, QQSTPUTS + QQSTPUT1 and QQSTGETS >= {threshold('CF13', 'min_volume'):g}, and at least "
         f"{threshold('CF13', 'min_input_qmgrs'):g} members of the QSG with QQSTIPCT > 0 for the queue in the interval",
@@ -1255,7 +1361,7 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN03', 'min_volume'):g} and >= {threshold('CHIN03', 'channel_skew_factor'):g} x the median; "
         f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
         "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, BP13, BP15, BP16, LOG01-LOG03, CF01-CF03, "
-        "CF07, CF09-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
+        "CF01-CF03, CF06-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
         "expected_firings, computed from the written values)",
     }

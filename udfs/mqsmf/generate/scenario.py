@@ -687,6 +687,9 @@ def build_manifest(scenario: Scenario, counts: _Counts, firings: list[dict]) -> 
         "corruptions": [],
         "expected_firings": firings,
         "rule_assumptions": scenario.planned.assumptions,
+        # What the site declares for the configuration rules' injections (site_config_vars turns it,
+        # with the CF structure limits above, into dbt vars).
+        "site_config": scenario.planned.site,
         "invariants": INVARIANTS,
         "counts": {
             "records": dict(sorted(counts.records.items())),
