@@ -214,8 +214,9 @@ def test_every_rule_at_once(tmp_path):
     fired = {(f["rule_id"], f["qmgr"], f["object_name"], f["interval"]) for f in decoded}
     for inj in manifest["injected"]:
         assert (inj["rule_id"], inj["qmgr"], inj["object_name"], inj["interval"]) in fired
-    # no two injections share a queue manager, object and interval
-    placed = [(i["qmgr"], i["object_name"], i["interval"]) for i in manifest["injected"]]
+    # no two injections share a queue manager, object and interval (a queue manager's log and its Db2
+    # manager are two objects of the same name)
+    placed = [(i["qmgr"], i["object_type"], i["object_name"], i["interval"]) for i in manifest["injected"]]
     assert len(placed) == len(set(placed))
 
 
