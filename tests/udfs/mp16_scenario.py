@@ -26,7 +26,7 @@ CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
 
 # RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
-# The configuration rules (BP12, CF06, CF08, Q09) fire with the site settings the manifest declares
+# The configuration rules (BP12, CF06, CF08, CF15, Q09) fire with the site settings the manifest declares
 # (mqsmf.generate.site_config_vars), which the test passes to dbt.
 GENERATED = (
     "BP01@QM01:1#2",
@@ -48,6 +48,7 @@ GENERATED = (
     "CF03@QM03:APPL2#4",
     "CF06@QM03:APPL1#2",
     "CF08@QM04:CSQ_ADMIN#2",
+    "CF15@QM04:APPL2#4",
     "CF07@QM02:APPL1#6",
     "CF09@QM03#2",
     "CF10@QM04#5",

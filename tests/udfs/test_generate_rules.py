@@ -129,11 +129,12 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
             assert f["object_name"] == inj["object_name"], f
 
 
-CONFIGURATION_RULES = ("CF06", "CF08", "Q09")
+CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "Q09")
 
 
 def test_configuration_rules_need_the_site_settings(tmp_path):
-    """CF06, CF08 and Q09 judge what SMF does not record (structure limits, IMS bridge queues):
+    """BP12, CF06, CF08, CF15 and Q09 judge what SMF does not record (production or not, structure
+    limits and SIZE, IMS bridge queues):
     with the settings the generated site declares they fire where injected; without them the
     oracle, like the advisories, says nothing. site_config_vars turns the settings into dbt vars."""
     sc = plan_scenario(_only("CF06", inject=tuple(Target(r) for r in CONFIGURATION_RULES)))
@@ -146,7 +147,7 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     assert not {f["rule_id"] for f in unconfigured} & set(CONFIGURATION_RULES)
     configured = {(f["rule_id"], f["qmgr"], f["object_name"], f["interval"]) for f in firings_of_file(sc, path)}
     injected = {(i["rule_id"], i["qmgr"], i["object_name"], i["interval"]) for i in manifest["injected"]}
-    assert len(injected) == 3 and injected <= configured
+    assert len(injected) == len(CONFIGURATION_RULES) and injected <= configured
     variables = site_config_vars(manifest)
     (q09,) = [i for i in manifest["injected"] if i["rule_id"] == "Q09"]
     assert variables["mp16_queue_config"] == [
@@ -154,8 +155,16 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     ]
     admin = [r for r in variables["mp16_cf_structure_config"] if r["structure_name"] == "CSQ_ADMIN"]
     assert admin == [
-        {"qsg_name": manifest["qsg"], "structure_name": "CSQ_ADMIN", "entries_max": 40_000, "elements_max": 120_000}
+        {
+            "qsg_name": manifest["qsg"],
+            "structure_name": "CSQ_ADMIN",
+            "entries_max": 40_000,
+            "elements_max": 120_000,
+            "size_mb": 39.0625,  # 160,000 elements and entries of 256 bytes
+        }
     ]
+    (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
+    assert variables["mp16_queue_manager_config"] == [{"qmgr_name": bp12["qmgr"], "is_production": True}]
 
 
 def test_injections_can_be_placed_explicitly():

@@ -72,6 +72,7 @@ CONFIGURATION_RULES = {
     "BP12": "mp16_queue_manager_config",
     "CF06": "mp16_cf_structure_config",
     "CF08": "mp16_cf_structure_config",
+    "CF15": "mp16_cf_structure_config",
     "Q09": "mp16_queue_config",
 }
 
@@ -568,8 +569,8 @@ def test_threshold_overrides_change_the_outcome(built):
 
 
 def test_configuration_rules_are_silent_without_the_site_setting(built):
-    """BP12, CF06, CF08 and Q09 fire where the injected scenario declares a production queue
-    manager, the structure limits and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    """BP12, CF06, CF08, CF15 and Q09 fire where the injected scenario declares a production queue
+    manager, the structure limits and SIZE, and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
     leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
     dim_mp16_rule says which setting each needs."""
     assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)

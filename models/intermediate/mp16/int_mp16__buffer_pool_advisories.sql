@@ -326,7 +326,8 @@ per_interval as (
                 ~ " else production_start_buffers end",
                 "format_string('%s pool of %d buffers on a production queue manager (site configuration) under"
                 ~ " pressure (%s), below the %d MP16 starts production with', pool_role, cast(buffers as bigint),"
-                ~ " pressure_rules, cast(production_start_buffers as bigint))"
+                ~ " pressure_rules, cast(production_start_buffers as bigint))",
+                comparison="case when bp12_level = 'info' then '<' end"
             ) }},
             {{ mp16_firing(
                 'BP13', 'bp13_level', 'bp13_level', 'buffers', mp16_severity_threshold(mp16, 'BP13', 'bp13_level'),

@@ -1,4 +1,4 @@
--- MP16 coupling facility rules CF01-CF08 on each queue manager's use
+-- MP16 coupling facility rules CF01-CF08 and CF15 on each queue manager's use
 -- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
 -- CF11 judges each queue manager's shared message data set of a structure (QESD, from staging).
@@ -6,10 +6,15 @@
 -- average service time against the absolute limit and its baseline, and the multi-entry average
 -- (longer by nature: more data per request) against its own baseline; each with min_volume requests.
 -- CF07 judges application structures (CSQ_ADMIN holds no messages) with min_volume entries in use.
--- CF06 and CF08 need the structure's maximum entries / elements, which SMF does not record: from
+-- CF06, CF08 and CF15 need the structure's maximum entries / elements and SIZE, which SMF does not
+-- record: from
 -- the site configuration (seed site_config_cf_structures or var mp16_cf_structure_config; the most
 -- specific row that sets a limit wins); a structure without them is not judged. CF08 shares
--- CSQ_ADMIN's free entries among the queue managers the statistics place in the QSG.
+-- CSQ_ADMIN's free entries among the queue managers the statistics place in the QSG. CF15 counts
+-- each queue manager's peak depths of the structure's shared queues in CF storage: per message the
+-- 256-byte elements its average size takes with the entry overhead, at least a minimum entry, plus
+-- the entry's control; above the largest message an entry holds, the offloaded message's footprint
+-- (MP16 "Application structures", ch. 2, p. 74; parameters in the seed).
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
@@ -24,7 +29,9 @@ cf_stats as (
 structure_config as (
     {{ mp16_site_config(
         'site_config_cf_structures', 'mp16_cf_structure_config',
-        dict(qsg_name='string', structure_name='string', entries_max='bigint', elements_max='bigint')
+        dict(
+            qsg_name='string', structure_name='string', entries_max='bigint', elements_max='bigint', size_mb='double'
+        )
     ) }}
 ),
 
@@ -60,7 +67,17 @@ structure_limits as (
                         + (case when structure_config.structure_name != '*' then 2 else 0 end)
                         + (case when structure_config.from_var then 1 else 0 end)
             end
-        ) as elements_max
+        ) as elements_max,
+        max_by(
+            structure_config.size_mb,
+            case
+                when structure_config.size_mb is not null
+                    then
+                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
+                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
+                        + (case when structure_config.from_var then 1 else 0 end)
+            end
+        ) as size_mb
     from structure_keys
     inner join structure_config
         on
@@ -86,7 +103,25 @@ shared_queue_gets as (
         qmgr_name,
         cf_structure_name as structure_name,
         aligned_interval_end_at,
-        sum(msgs_out) as gets
+        sum(msgs_out) as gets,
+        sum(
+            coalesce(depth_high, 0)
+            * case
+                when coalesce(msg_size_avg_bytes, 0) > {{ mp16_threshold(mp16, 'CF15', 'max_entry_message_bytes') }}
+                    then {{ mp16_threshold(mp16, 'CF15', 'large_message_bytes') }}
+                else
+                    greatest(
+                        ceil(
+                            (
+                                coalesce(msg_size_avg_bytes, 0)
+                                + {{ mp16_threshold(mp16, 'CF15', 'entry_overhead_bytes') }}
+                            )
+                            / {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }}
+                        ) * {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }},
+                        {{ mp16_threshold(mp16, 'CF15', 'min_entry_bytes') }}
+                    ) + {{ mp16_threshold(mp16, 'CF15', 'entry_control_bytes') }}
+            end
+        ) as peak_message_bytes
     from {{ ref('fct_queue_stats') }}
     where is_shared and cf_structure_name is not null
     group by qmgr_name, cf_structure_name, aligned_interval_end_at
@@ -124,6 +159,10 @@ stats as (
         qsg_members.qsg_qmgrs,
         (structure_limits.entries_max - cf_stats.entries_in_use_max) / qsg_members.qsg_qmgrs
             as admin_free_entries_per_qmgr,
+        structure_limits.size_mb,
+        cast(shared_queue_gets.peak_message_bytes as double) as peak_message_bytes,
+        {{ mp16_threshold(mp16, 'CF15', 'overhead_factor') }} * shared_queue_gets.peak_message_bytes
+        / (structure_limits.size_mb * 1048576) as structure_need_share,
         cast(shared_queue_gets.gets as double) as shared_queue_gets,
         {{ safe_divide('cf_stats.redrives', 'shared_queue_gets.gets') }} as redrives_per_get,
         avg(cf_stats.single_entry_avg_service_time_us) over (
@@ -183,6 +222,7 @@ levels as (
             when structure_name = '{{ admin_structure }}'
                 then {{ mp16_severity(mp16, 'CF08', 'admin_free_entries_per_qmgr') }}
         end as cf08_level,
+        {{ mp16_severity(mp16, 'CF15', 'structure_need_share') }} as cf15_level,
         case
             when
                 structure_name != '{{ admin_structure }}'
@@ -269,6 +309,14 @@ per_structure as (
                 ~ " for the %d queue managers of the QSG: %.0f each', cast(entries_max - entries_in_use_max as bigint),"
                 ~ " cast(entries_max as bigint), cast(entries_in_use_max as bigint), qsg_qmgrs,"
                 ~ " admin_free_entries_per_qmgr)"
+            ) }},
+            {{ mp16_firing(
+                'CF15', 'cf15_level', 'cf15_level', 'structure_need_share',
+                mp16_severity_threshold(mp16, 'CF15', 'cf15_level'),
+                "format_string('peak depths of the shared queues would take %.0f MB (%.0f MB of messages x "
+                ~ mp16_threshold(mp16, 'CF15', 'overhead_factor') ~ "), %.0f %% of the structure SIZE of %.0f MB"
+                ~ " (site configuration)', structure_need_share * size_mb, peak_message_bytes / 1048576,"
+                ~ " 100 * structure_need_share, size_mb)"
             ) }},
             {{ mp16_firing(
                 'CF07', "case when cf07_crossed is not null then " ~ mp16_rule_text(mp16, 'CF07', 'base_severity') ~ " end",

@@ -37,6 +37,7 @@ from .config import (
     Target,
     parse_targets,
 )
+from .mp16_oracle import structure_size_mb
 from .pathology import PlanError
 from .scenario import Scenario, generate_scenario, write_scenario
 
@@ -73,7 +74,7 @@ def buffer_pool_roles(manifest: dict) -> list[dict]:
 def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
     """A generated scenario's site configuration as the dbt vars a site would set: buffer pool roles
     (``mp16_buffer_pool_roles``), every QSG's CF structure limits as the topology built them
-    (``mp16_cf_structure_config``: CF06, CF08), the queues its injections made IMS bridge queues
+    (``mp16_cf_structure_config``: CF06, CF08, CF15), the queues its injections made IMS bridge queues
     (``mp16_queue_config``: Q09) and the queue managers they declared production
     (``mp16_queue_manager_config``: BP12). Without them the configuration rules stay silent."""
     qsgs = sorted({q["qsg"] for q in manifest["qmgrs"] if q.get("qsg")})
@@ -86,6 +87,7 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
                 "structure_name": s["name"],
                 "entries_max": s["entries_max"],
                 "elements_max": s["elements_max"],
+                "size_mb": structure_size_mb(s["entries_max"], s["elements_max"]),
             }
             for qsg in qsgs
             for s in manifest["cf_structures"]

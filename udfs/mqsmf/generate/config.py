@@ -53,6 +53,7 @@ SUPPORTED_RULES = (
     "CF10",
     "CF11",
     "CF13",
+    "CF15",
     "CF17",
     "DB02",
     "DB03",

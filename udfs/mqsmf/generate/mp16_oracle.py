@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from ..project import packaged_project
 from .config import iso
-from .topology import pages_per_message
+from .topology import elements_per_message, pages_per_message
 
 # Columns the oracle reads (besides the context columns every table has).
 ORACLE_COLUMNS: dict[str, set[str]] = {
@@ -215,12 +215,29 @@ def threshold_text(rule: str, severity: str) -> str:
 @dataclass(frozen=True)
 class SiteConfig:
     """The site settings the configuration rules read: CF structure limits
-    {(qsg, structure): (entries max, elements max)} (CF06, CF08), IMS bridge queues
+    {(qsg, structure): (entries max, elements max)} (CF06, CF08) and SIZE in MB (CF15), IMS bridge queues
     {(qmgr, queue)} (Q09) and production queue managers (BP12). Empty: those rules are not judged."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
     ims_bridge_queues: frozenset[tuple[str, str]] = frozenset()
     production_qmgrs: frozenset[str] = frozenset()
+
+
+def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
+    """CF storage of one message of each size (CF15's parameters in seeds/mp16_rules.csv): the list
+    elements it takes (topology.elements_per_message), at least min_entry_bytes, plus its entry's
+    control; large_message_bytes above max_entry_message_bytes (offloaded)."""
+    p = rule_parameters()["CF15"]
+    sizes = np.asarray(sizes, dtype=np.int64)
+    stored = np.maximum(elements_per_message(sizes) * p["element_bytes"], p["min_entry_bytes"])
+    return np.where(sizes > p["max_entry_message_bytes"], p["large_message_bytes"], stored + p["entry_control_bytes"])
+
+
+def structure_size_mb(entries_max: int, elements_max: int) -> float:
+    """SIZE a generated site declares for a structure: its 256-byte list elements plus 256 bytes of
+    control per entry (the topology allocates them 6 : 1)."""
+    return (elements_max + entries_max) * 256 / 2**20
 
 
 class Firing(dict):
@@ -312,6 +329,7 @@ class Oracle:
         self.log()
         self.cf()
         self.cf_capacity()
+        self.cf_sizing()
         self.smds()
         self.db2()
         self.channel_initiator()
@@ -412,7 +430,7 @@ class Oracle:
                 continue
             role = self.role(qm[i], pool[i])
             start = bp12["short_lived_buffers"] if role in ("SYS", "SHORT") else bp12["long_lived_buffers"]
-            if not COMPARE[bp12["comparison"]](nbuf[i], start):
+            if not nbuf[i] < start:  # smaller than the starting point
                 continue
             sample = int(pool[i]) == 0 and COMPARE[bp12["escalation_comparison"]](nbuf[i], bp12["escalation"])
             self.fire(
@@ -558,6 +576,34 @@ class Oracle:
                         "CF07", cf07["base_severity"], *args, ratio,
                         f"QESTMLUS / QESTMNUS outside {cf07['low_ratio']:g} .. {cf07['high_ratio']:g}",
                     )  # fmt: skip
+
+    def cf_sizing(self) -> None:
+        """CF15: each queue manager's peak depths of a structure's shared queues, in CF storage
+        (the list elements each message takes, at least min_entry_bytes, plus its entry's control;
+        a message above max_entry_message_bytes large_message_bytes), with overhead_factor, against
+        the SIZE the site declares. A message of unknown size (QQSTMSAV 0) counts as the smallest."""
+        t = self.table("QQST")
+        if t is None or not self.site.cf_sizes_mb:
+            return
+        cf15 = self.p["CF15"]
+        qsg_of = self.qsg_of()
+        shared = _num(t, "QQSTDISP", False).astype(bool)
+        qm, k, st, structure = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QQSTCFST")
+        dphi, each = _num(t, "QQSTDPHI"), cf_message_bytes(_num(t, "QQSTMSAV"))
+        stored: dict[tuple, list] = {}
+        for i in np.nonzero(shared)[0]:
+            key = (qm[i], str(structure[i]).strip(), int(k[i]))
+            entry = stored.setdefault(key, [0.0, st[i]])
+            entry[0] += float(dphi[i]) * float(each[i])
+        for (q, name, kk), (message_bytes, start) in stored.items():
+            size_mb = self.site.cf_sizes_mb.get((qsg_of.get(q), name))
+            if not size_mb:
+                continue
+            share = cf15["overhead_factor"] * message_bytes / (size_mb * 2**20)
+            sev = level("CF15", share)
+            if sev:
+                text = f"peak messages x {cf15['overhead_factor']:g} / SIZE {threshold_text('CF15', sev)}"
+                self.fire("CF15", sev, q, "cf_structure", name, kk, start, share, text)
 
     def cf_capacity(self) -> None:
         """CF06 (structure filling) and CF08 (CSQ_ADMIN short of 1,000 free entries per member)
@@ -1197,6 +1243,7 @@ def site_of(scenario) -> SiteConfig:
     qsgs = sorted({q.qsg for q in topo.qmgrs if q.qsg})
     return SiteConfig(
         cf_limits={(g, n): (int(e), int(el)) for g in qsgs for n, e, el, _ in topo.structures},
+        cf_sizes_mb={(g, n): structure_size_mb(e, el) for g in qsgs for n, e, el, _ in topo.structures},
         ims_bridge_queues=frozenset(
             (b["qmgr_name"], b["queue_name"]) for b in scenario.planned.site.get("ims_bridge_queues", [])
         ),

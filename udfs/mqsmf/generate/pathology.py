@@ -23,8 +23,23 @@ from .families.accounting import (
     server_input_queues,
     task_tokens,
 )
-from .mp16_oracle import REFERENCE_DASD, log_reference_rates, rule_parameters, threshold_text
-from .topology import CAT_PRIVATE, CAT_SYS_POOL0, ROLE_LONG, ROLE_OTHER, ROLE_SHORT, ROLE_SYS, QueueManager
+from .mp16_oracle import (
+    REFERENCE_DASD,
+    cf_message_bytes,
+    log_reference_rates,
+    rule_parameters,
+    structure_size_mb,
+    threshold_text,
+)
+from .topology import (
+    CAT_PRIVATE,
+    CAT_SYS_POOL0,
+    ROLE_LONG,
+    ROLE_OTHER,
+    ROLE_SHORT,
+    ROLE_SYS,
+    QueueManager,
+)
 from .workload import QmgrInterval
 
 # The MQ version that first has the fields a rule or check reads.
@@ -35,7 +50,8 @@ RULE_VERSION = {
     "Q07": "9.3.3",
     "Q10": "9.3.1",
     "Q09": "9.3.3",
-    "Q13": "9.3.3",  # QQSTGETS and QQSTIPCT (the queue's gets and input handles)
+    "Q13": "9.3.3",
+    "CF15": "9.3.3",  # QQSTDPHI  # QQSTGETS and QQSTIPCT (the queue's gets and input handles)
     "CF10": "9.3.3",
     "CF13": "9.3.3",
 }
@@ -127,6 +143,13 @@ def bp12_buffers() -> int:
 def bp12_free_share() -> float:
     """Lowest free share of BP12's pool: 5 points below BP04's warning (above its critical)."""
     return (threshold("BP04", "warning") - 5) / 100
+
+
+def cf15_backlog_bytes(size_mb: float) -> int:
+    """Message bytes of CF15's backlog: with the rule's overhead factor, a tenth of the SIZE above its
+    warning share."""
+    p = rule_parameters()["CF15"]
+    return int((p["warning"] + 0.1) * size_mb * 2**20 / p["overhead_factor"])
 
 
 def cf06_used_share() -> float:
@@ -487,6 +510,9 @@ class _Planner:
             return
         if rule == "BP12":
             self.inject_production_pool(target, qms, ks)
+            return
+        if rule == "CF15":
+            self.inject_structure_backlog(target, qms, ks)
             return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
@@ -930,6 +956,35 @@ class _Planner:
         self.mutate(qm, k, fn)
         self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
 
+    def inject_structure_backlog(self, target: Target, qms, ks) -> None:
+        """CF15: a backlog on one shared queue of an application structure, on one queue manager in
+        one interval, whose peak depth would take a tenth more than the rule's share of the SIZE the
+        site declares (structure_size_mb)."""
+        names = self.topology.structure_names
+        cands = []
+        for qm in (qm for qm in qms if qm.qsg):
+            for q in np.nonzero(qm.queues.is_shared)[0]:
+                s = int(qm.queues.structure[q])
+                if names[s].startswith("APPL") and (target.object_name is None or target.object_name == names[s]):
+                    cands += [
+                        ([("cf", qm.index, s, k), ("queue", qm.index, int(q), k)], (qm, int(q), s, k)) for k in ks
+                    ]
+        qm, q, s, k = self.place(target, cands, "shared queue of an application structure")
+        _, entries, elements, _ = self.topology.structures[s]
+        stored = cf15_backlog_bytes(structure_size_mb(entries, elements))
+
+        def fn(qi, q=q):
+            cols = qi.structures["QQST"]
+            each = int(cf_message_bytes([int(cols["QQSTMSAV"][q])])[0])
+            cols["QQSTDPHI"][q] = max(int(cols["QQSTDPHI"][q]), -(-stored // each))
+
+        self.mutate(qm, k, fn)
+        how = (
+            f"a backlog on the shared queue {qm.queues.name[q]} would take {stored / 2**20:,.0f} MB of the structure's "
+            f"{structure_size_mb(entries, elements):,.0f} MB SIZE (declared by the site)"
+        )
+        self.record_injection("CF15", qm, "cf_structure", names[s], k, how, queue=str(qm.queues.name[q]))
+
     def inject_production_pool(self, target: Target, qms, ks) -> None:
         """BP12: the site declares a queue manager production; one of its SHORT pools, altered down
         below MP16's production starting point for the role, runs short of free buffers (BP04)."""
@@ -1342,6 +1397,10 @@ def rule_assumptions(scenario) -> dict:
         "OTHER, UNKNOWN) of seeds/mp16_rules.csv; warning for pool 0 at or below the escalation threshold",
         "CF06": "every structure's limits (entries_max, elements_max of cf_structures) are declared by the site; "
         f"fires when entries or elements in use reach {threshold_text('CF06', 'info')} % of them",
+        "CF15": "SIZE of each structure as the site declares it (mp16_oracle.structure_size_mb: its elements and "
+        "entries at 256 bytes); a queue manager's peak depths of the structure's shared queues in CF storage "
+        "(mp16_oracle.cf_message_bytes with CF15's parameters; unknown size, QQSTMSAV 0: the smallest entry) "
+        f"x overhead_factor {threshold_text('CF15', 'warning')} x SIZE",
         "CF08": f"CSQ_ADMIN's free entries (entries_max - QESTMNUS) {threshold_text('CF08', 'warning')} x the "
         "queue managers of the QSG",
         "Q09": "the site declares the injected queues IMS bridge queues (site_config.ims_bridge_queues); QQSTDPHI "
@@ -1363,6 +1422,6 @@ def rule_assumptions(scenario) -> dict:
         f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
         "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
-        "CF01-CF03, CF06-CF11, CF13, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
+        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
         "expected_firings, computed from the written values)",
     }
