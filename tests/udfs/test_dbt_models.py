@@ -164,6 +164,28 @@ def test_row_counts_reconcile_from_decoded_instances_to_facts(spark, warehouse):
     assert cf_rows == len(_slots(qest, ["qsg", "QESTSTR"]))
 
 
+def test_channel_accounting_sums_the_qcst_blocks_of_each_channel_and_interval(spark, warehouse):
+    """fct_channel_accounting: one row per queue manager, channel (name, connection, remote queue
+    manager) and interval end, its instances' QCST blocks summed; the real TESTCHL's SVRCONN
+    client instances (several per interval) and the generated day's channels alike."""
+    blocks = warehouse.decoded["QCST"].fillna({"QCSTCNNM": "", "QCSTRQMN": ""})
+    key = ["qmgr", "QCSTCHNM", "QCSTCNNM", "QCSTRQMN", "interval_end"]
+    groups = blocks.groupby(key, dropna=False)
+    fact = _fact(spark, "fct_channel_accounting")
+    assert len(fact) == groups.ngroups and fact.channel_instances.sum() == len(blocks)
+    for column, field in (("msgs", "QCSTNMSG"), ("persistent_msgs", "QCSTNPMG"), ("batches", "QCSTBATC")):
+        assert fact[column].sum() == blocks[field].sum(), column
+    assert float(fact.msg_bytes.astype(float).sum()) == float(blocks.QCSTNBYT.astype(float).sum())
+    real = fact[fact.qmgr_name == "QML1"]
+    assert len(real) == groups.ngroups - len(fact[fact.qmgr_name != "QML1"]) > 0
+    assert real.channel_instances.max() == 2 and (real.interval_seconds < 200).all()  # 116/10 QWHSDURN: TOD units
+    assert real.exit_time_min_us.isna().all()  # TESTCHL's QCSTETMN all X'8FFFFFFF': no exit ran
+    generated = fact[fact.qmgr_name != "QML1"]
+    senders = generated[generated.is_sender_type]
+    assert len(senders) and (senders.msgs_per_batch >= 2).all() and senders.network_time_avg_us.notna().all()
+    assert set(generated.interval_end_at) <= set(_fact(spark, "fct_log_stats").interval_end_at)
+
+
 def test_every_queue_accounting_block_belongs_to_its_task(spark, warehouse):
     # Class 3 accounting of the real samples (116/1) and of the generated day, whose first server
     # task of every queue manager writes more WQ blocks than a 116/1 record holds (116/2 records).
