@@ -80,6 +80,13 @@ GENERATED = (
     "CHIN06@QM02#4",
     "CHIN08@QM04#2",
     "Q09@QM01#3",
+    "CHIN11@QM02#2",  # with LOG02's persistent burst on QM02 in the same interval: escalated to warning
+    "CHIN12@QM01#4",
+    "CHIN13@QM03#3",
+    "CHIN14@QM04#2",
+    "CHIN15@QM01#6",
+    "CHIN16@QM03#5",
+    "CHIN17@QM04#7",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

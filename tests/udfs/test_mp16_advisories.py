@@ -31,6 +31,7 @@ import pandas as pd
 import pytest
 
 from mqsmf.generate import buffer_pool_roles, site_config_vars
+from mqsmf.generate.pathology import CHANNEL_RULES
 
 from .dbt_results import failures
 from .mp16_scenario import (
@@ -700,3 +701,20 @@ def test_dim_mp16_rule_says_what_is_evaluated_and_why_not(built):
     assert rules.loc["CF16", "evaluation_status"] == "needs site configuration"
     assert "CFLEVEL" in rules.loc["CF16", "not_implemented_reason"]
     assert not rules.mp16_sections.fillna("").str.contains(r"\bl\.\d").any()
+
+
+def test_channel_rules_judge_each_channel_connection(built):
+    """CHIN11-CHIN17 on channel accounting (116/10): each fires on the channel its injection names
+    (CHIN16 on the channel name, the others on 'name/connection/remote'); CHIN11 on QM02 is a
+    warning, as LOG02's burst makes QM02's log the bottleneck in that interval, and CHIN15's
+    non-persistent channel also batches below 2 (CHIN11 info there). The clean day has none."""
+    injected = {i["rule_id"]: i for i in built.manifest["injected"] if i["rule_id"] in CHANNEL_RULES}
+    assert sorted(injected) == [f"CHIN1{n}" for n in range(1, 8)] == sorted(CHANNEL_RULES)
+    chin = built.injected[built.injected.rule_id.isin(CHANNEL_RULES)]
+    for rule, inj in injected.items():
+        _fires_only_where_planted(built, rule, inj["qmgr"], inj["object_name"], inj["interval"], "channel")
+        assert (inj["object_name"].count("/") == 2) == (rule != "CHIN16"), inj
+    severity = {(r.rule_id, r.object_name): r.severity for r in chin.itertuples()}
+    assert severity[("CHIN11", injected["CHIN11"]["object_name"])] == "warning"
+    assert severity[("CHIN11", injected["CHIN15"]["object_name"])] == "info"
+    assert not built.clean.rule_id.isin(CHANNEL_RULES).any()

@@ -11,7 +11,9 @@
 with
 
 advisories as (
-    {%- for component in ['buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2', 'accounting', 'chin'] %}
+    {%- for component in [
+        'buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2', 'accounting', 'chin', 'channel_accounting'
+    ] %}
         select * from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
         {%- if not loop.last %}
             union all

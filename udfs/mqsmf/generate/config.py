@@ -79,6 +79,13 @@ SUPPORTED_RULES = (
     "CHIN05",
     "CHIN06",
     "CHIN08",
+    "CHIN11",
+    "CHIN12",
+    "CHIN13",
+    "CHIN14",
+    "CHIN15",
+    "CHIN16",
+    "CHIN17",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

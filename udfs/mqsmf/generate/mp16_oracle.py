@@ -94,6 +94,20 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     "QCTADP": {"QCTELTM"},
     "QCTDSP": {"QCTELTM", "QCTCHLN"},
     "QCTSSL": {"QCTELTM"},
+    "QCST": {
+        "QCSTCHNM",
+        "QCSTCNNM",
+        "QCSTRQMN",
+        "QCSTCHTY",
+        "QCSTSTRT",
+        "QCSTCBSZ",
+        "QCSTCBIT",
+        "QCSTNMSG",
+        "QCSTNPMG",
+        "QCSTBATC",
+        "QCSTNBYT",
+        "QCSTCSCV",
+    },
     "QQST": {
         "QQSTQNAM",
         "QQSTBPID",
@@ -122,6 +136,9 @@ MQIT_NONE = 0  # WQ INDXTYPE of an unindexed queue
 DB2_REQUEST_KINDS = ("READ", "WRIT", "UPDT", "DELE", "LIST")
 SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 ADMIN_STRUCTURE = "CSQ_ADMIN"
+# MQCHT_* channel types: those that send batches (sender, server, cluster sender), and SVRCONN.
+SENDING_CHANNEL_TYPES = {1, 2, 9}
+SVRCONN = 7
 SEEDS = Path("seeds")
 SEED = SEEDS / "mp16_rules.csv"
 # MP16's reference log rates per DASD model (MB/s for 1 KB / 5 KB / 1 MB persistent messages).
@@ -336,6 +353,7 @@ class Oracle:
         self.queues()
         self.accounting()
         self.ims_bridge()
+        self.channels()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -1175,6 +1193,103 @@ class Oracle:
                 if sev:
                     text = f"IMS bridge queue QQSTDPHI {threshold_text('Q09', sev)}"
                     self.fire("Q09", sev, qm[i], "queue", str(name[i]).strip(), k[i], st[i], int(dphi[i]), text)
+
+    def channels(self) -> None:
+        """CHIN11-CHIN15, CHIN17 per channel (name, connection name, remote queue manager) and
+        interval, its instances' QCST blocks summed; CHIN16 per channel name over its instances.
+        Runs after log(): CHIN11 escalates where LOG02 fired at warning or above."""
+        t = self.table("QCST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        secs = _num(t, "interval_seconds", 0.0)
+        name = _str(t, "QCSTCHNM")
+        conn = [c or "" for c in _str(t, "QCSTCNNM")]
+        remote = [r or "" for r in _str(t, "QCSTRQMN")]
+        kind, started = _num(t, "QCSTCHTY"), _num(t, "QCSTSTRT")
+        size, interval_ms = _num(t, "QCSTCBSZ"), _num(t, "QCSTCBIT")
+        msgs, kept, batches = _num(t, "QCSTNMSG"), _num(t, "QCSTNPMG"), _num(t, "QCSTBATC")
+        data, conversations = _num(t, "QCSTNBYT"), _num(t, "QCSTCSCV")
+        log_bound = {
+            (f["qmgr"], f["interval"]) for f in self.out if f["rule_id"] == "LOG02" and f["severity"] != "info"
+        }
+        groups: dict[tuple, list[int]] = {}
+        churn: dict[tuple, list[int]] = {}
+        for i in range(len(qm)):
+            groups.setdefault((qm[i], name[i], conn[i], remote[i], int(k[i])), []).append(i)
+            churn.setdefault((qm[i], name[i], int(k[i])), []).append(i)
+        p = self.p
+        for (q, n, c, r, kk), rows in groups.items():
+            args = (q, "channel", "/".join((n, c, r)), kk, min(st[i] for i in rows))
+            total = sum(int(msgs[i]) for i in rows)
+            persistent = sum(int(kept[i]) for i in rows)
+            ends = sum(int(batches[i]) for i in rows)
+            seconds = max(secs[i] for i in rows)
+            rate = total / seconds if seconds > 0 else 0.0
+            per_batch = total / ends if ends else None
+            batch, wait = max(int(size[i]) for i in rows), max(int(interval_ms[i]) for i in rows)
+            sending = int(max(kind[i] for i in rows)) in SENDING_CHANNEL_TYPES
+            chin11 = p["CHIN11"]
+            if sending and per_batch is not None and rate >= chin11["min_msgs_per_second"]:
+                sev = level("CHIN11", per_batch)
+                escalated = (q, kk) in log_bound and COMPARE[chin11["escalation_comparison"]](
+                    persistent, chin11["escalation"]
+                )
+                if sev:
+                    self.fire(
+                        "CHIN11", chin11["escalation_severity"] if escalated else sev, *args, per_batch,
+                        f"messages per batch {threshold_text('CHIN11', sev)}"
+                        + (" with persistent messages while LOG02 >= warning" if escalated else ""),
+                    )  # fmt: skip
+            sev = level("CHIN12", batch)
+            if sev:
+                self.fire("CHIN12", sev, *args, batch, f"QCSTCBSZ {threshold_text('CHIN12', sev)}")
+            chin13 = p["CHIN13"]
+            avg = sum(int(data[i]) for i in rows) / total if total else None
+            if avg is not None:
+                if COMPARE[chin13["escalation_comparison"]](avg, chin13["escalation"]) and (
+                    batch > chin13["escalation_batch_size"]
+                ):
+                    self.fire(
+                        "CHIN13", chin13["escalation_severity"], *args, avg,
+                        f"bytes per message {chin13['escalation_comparison']} {chin13['escalation']:g} "
+                        f"with QCSTCBSZ > {chin13['escalation_batch_size']:g}",
+                    )  # fmt: skip
+                elif level("CHIN13", avg) and batch > chin13["info_batch_size"]:
+                    self.fire(
+                        "CHIN13", level("CHIN13", avg), *args, avg,
+                        f"bytes per message {threshold_text('CHIN13', 'info')} with QCSTCBSZ > "
+                        f"{chin13['info_batch_size']:g}",
+                    )  # fmt: skip
+            sev = level("CHIN14", wait)
+            if sev:
+                self.fire("CHIN14", sev, *args, wait, f"QCSTCBIT {threshold_text('CHIN14', sev)} ms")
+            chin15 = p["CHIN15"]
+            non_persistent = persistent == 0 and wait == 0 and rate >= chin15["min_msgs_per_second"]
+            sev = level("CHIN15", per_batch) if sending and non_persistent and per_batch is not None else None
+            if sev:
+                self.fire("CHIN15", sev, *args, per_batch, f"NP-only, BATCHINT 0, {threshold_text('CHIN15', sev)}")
+            chin17 = p["CHIN17"]
+            shared = max(int(conversations[i]) for i in rows) > chin17["min_shared_conversations"]
+            if int(max(kind[i] for i in rows)) == SVRCONN and shared and total:
+                sev = level("CHIN17", persistent / total)
+                if sev:
+                    self.fire(
+                        "CHIN17", sev, *args, persistent / total, f"persistent share {threshold_text('CHIN17', sev)}"
+                    )
+        chin16 = p["CHIN16"]
+        for (q, n, kk), rows in churn.items():
+            begun = [i for i in rows if started[i] >= st[i]]
+            seconds = max(secs[i] for i in rows)
+            if not begun or seconds <= 0:
+                continue
+            median = float(np.median([int(msgs[i]) for i in begun]))
+            sev = level("CHIN16", len(begun) / seconds) if median <= chin16["max_median_msgs"] else None
+            if sev:
+                self.fire(
+                    "CHIN16", sev, q, "channel", n, kk, min(st[i] for i in rows), len(begun) / seconds,
+                    f"starts per second {threshold_text('CHIN16', sev)}, median {median:g} messages",
+                )  # fmt: skip
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

@@ -23,6 +23,13 @@ from .families.accounting import (
     server_input_queues,
     task_tokens,
 )
+from .families.channel_initiator import (
+    BATCH_SIZE,
+    MQCHT_SENDER,
+    MQCHT_SVRCONN,
+    accounted_channels,
+    channel_object_name,
+)
 from .mp16_oracle import (
     REFERENCE_DASD,
     cf_message_bytes,
@@ -87,6 +94,8 @@ INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 
 UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
 # Channel initiator rules: values of the 115/231 record.
 CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08")
+CHANNEL_RULES = ("CHIN11", "CHIN12", "CHIN13", "CHIN14", "CHIN15", "CHIN16", "CHIN17")
+CHURN_CHANNEL = "WEB.SVRCONN"  # CHIN16: the SVRCONN channel whose client connections come and go
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
 
@@ -513,6 +522,9 @@ class _Planner:
             return
         if rule == "CF15":
             self.inject_structure_backlog(target, qms, ks)
+            return
+        if rule in CHANNEL_RULES:
+            self.inject_channel(target, rule, qms, ks)
             return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
@@ -1028,6 +1040,108 @@ class _Planner:
         how = f"an IMS bridge queue (declared by the site) backs up to {depth} messages: its TPIPE task falls behind"
         self.record_injection("Q09", qm, "queue", qname, k, how)
 
+    def inject_channel(self, target: Target, rule: str, qms, ks) -> None:
+        """Channel accounting pathologies (SMF 116/10): the QCST values of one channel in one
+        interval, set before the records are written; CHIN16 adds a SVRCONN channel's short-lived
+        client connections to the interval."""
+        p = rule_parameters()
+        peers = [q.name for q in self.topology.qmgrs]
+        seconds = self.seconds
+        if rule == "CHIN16":
+            cands = [
+                ([("channel", qm.index, f"{qm.name}.{CHURN_CHANNEL}", k)], (qm, k))
+                for qm in qms
+                if target.object_name in (None, f"{qm.name}.{CHURN_CHANNEL}")
+                for k in ks
+            ]
+            qm, k = self.place(target, cands, "queue manager interval")
+            name = f"{qm.name}.{CHURN_CHANNEL}"
+            starts = int(math.ceil(1.5 * threshold(rule, "warning") * seconds))
+            msgs = int(p[rule]["max_median_msgs"]) // 2 or 1
+
+            def fn(qi, name=name, starts=starts, msgs=msgs, m=qm.index):
+                _add_client_churn(qi, name, starts, msgs, m, self.start(qi.k), seconds)
+
+            self.mutate(qm, k, fn)
+            how = (
+                f"{starts:,} client connections of {name} start and end in the interval "
+                f"({starts / seconds:.1f} a second), {msgs} messages each"
+            )
+            self.record_injection(rule, qm, "channel", name, k, how)
+            return
+        kind = MQCHT_SVRCONN if rule == "CHIN17" else MQCHT_SENDER
+        cands = []
+        for qm in qms:
+            for row, ch in enumerate(accounted_channels(qm, peers)):
+                name = channel_object_name(ch)
+                if ch["kind"] != kind or target.object_name not in (None, name):
+                    continue
+                cands += [([("channel", qm.index, name, k)], (qm, row, name, k)) for k in ks]
+        qm, row, name, k = self.place(target, cands, "channel")
+        if rule in ("CHIN11", "CHIN15"):
+            per_batch = threshold(rule) / 2  # half the achieved batch the rule asks for
+            rate = 2 * p[rule]["min_msgs_per_second"]
+
+            def fn(qi, row=row, per_batch=per_batch, rate=rate, persistent=rule == "CHIN11"):
+                cols = qi.structures["QCST"]
+                msgs = max(int(cols["QCSTNMSG"][row]), int(rate * seconds))
+                size = int(cols["QCSTNBYT"][row]) // max(1, int(cols["QCSTNMSG"][row])) or 1000
+                kept = max(1, int(cols["QCSTNPMG"][row])) if persistent else 0
+                cols["QCSTNMSG"][row], cols["QCSTNPMG"][row] = msgs, kept
+                cols["QCSTNBYT"][row], cols["QCSTNPBY"][row] = msgs * size, kept * size
+                cols["QCSTBATC"][row] = int(math.ceil(msgs / per_batch))
+                cols["QCSTFUBA"][row] = 0
+                cols["QCSTCBIT"][row] = 0
+
+            how = (
+                f"the sender ends a batch after every message or two ({per_batch:g} a batch on average) at "
+                f"{rate:g} or more messages a second"
+                + (", persistent" if rule == "CHIN11" else ", non-persistent only, BATCHINT 0")
+            )
+        elif rule == "CHIN12":
+            size = int(2 * threshold(rule))
+
+            def fn(qi, row=row, size=size):
+                qi.structures["QCST"]["QCSTCBSZ"][row] = size
+
+            how = f"BATCHSZ({size}) negotiated"
+        elif rule == "CHIN13":
+            avg = int(1.2 * p[rule]["escalation"])
+
+            def fn(qi, row=row, avg=avg):
+                cols = qi.structures["QCST"]
+                msgs = min(int(cols["QCSTNMSG"][row]), 2000) or 1
+                kept = min(int(cols["QCSTNPMG"][row]), msgs)
+                cols["QCSTNMSG"][row], cols["QCSTNPMG"][row] = msgs, kept
+                cols["QCSTNBYT"][row], cols["QCSTNPBY"][row] = msgs * avg, kept * avg
+                cols["QCSTBATC"][row] = -(-msgs // 8)
+                cols["QCSTBYST"][row] = msgs * avg + msgs * 500
+
+            how = f"messages of {avg:,} bytes on average sent in batches of up to {BATCH_SIZE} (BATCHSZ)"
+        elif rule == "CHIN14":
+            interval_ms = int(2 * threshold(rule, "warning"))
+
+            def fn(qi, row=row, interval_ms=interval_ms):
+                qi.structures["QCST"]["QCSTCBIT"][row] = interval_ms
+
+            how = f"BATCHINT({interval_ms}): batches held open for {interval_ms // 60_000} minutes"
+        else:  # CHIN17
+            share = threshold(rule) + 0.3
+            conversations = int(p[rule]["min_shared_conversations"]) + 9
+
+            def fn(qi, row=row, share=share, conversations=conversations):
+                cols = qi.structures["QCST"]
+                msgs = max(int(cols["QCSTNMSG"][row]), 100)
+                size = int(cols["QCSTNBYT"][row]) // max(1, int(cols["QCSTNMSG"][row])) or 1000
+                kept = int(math.ceil(share * msgs))
+                cols["QCSTNMSG"][row], cols["QCSTNPMG"][row] = msgs, kept
+                cols["QCSTNBYT"][row], cols["QCSTNPBY"][row] = msgs * size, kept * size
+                cols["QCSTCSCV"][row] = conversations
+
+            how = f"{share:.0%} persistent client work over a SVRCONN sharing {conversations} conversations"
+        self.mutate(qm, k, fn)
+        self.record_injection(rule, qm, "channel", name, k, how)
+
     def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
         """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,
         a fifth larger on the chosen member so that it is the busiest."""
@@ -1229,6 +1343,38 @@ def _set_task_busy(cols: dict, i: int, share: float) -> None:
     cols["QCTREQN"][i] = max(1, int(round(elapsed / per_request)))
 
 
+def _add_client_churn(qi: QmgrInterval, name: str, starts: int, msgs: int, m: int, start_us: int, seconds: int) -> None:
+    """CHIN16: ``starts`` short-lived instances of SVRCONN channel ``name`` (16 client addresses),
+    each started in the interval, moving ``msgs`` messages and ended a second later."""
+    cols = qi.structures["QCST"]
+    template = {key: np.asarray(values)[-1] for key, values in cols.items()}  # the last row: a client connection
+    rng = np.random.default_rng([m, qi.k, starts])
+    begun = start_us + np.sort(rng.integers(0, (seconds - 2) * US_PER_S, starts))
+    extra = {key: np.full(starts, value, dtype=np.asarray(cols[key]).dtype) for key, value in template.items()}
+    size = int(template["QCSTNBYT"]) // max(1, int(template["QCSTNMSG"])) or 1000
+    extra.update(
+        QCSTCHNM=np.full(starts, name, dtype=object),
+        QCSTCNNM=np.array([f"10.3.{m}.{i % 16 + 1}" for i in range(starts)], dtype=object),
+        QCSTRQMN=np.full(starts, "webclient.exe", dtype=object),
+        QCSTCHST=np.zeros(starts, np.int64),  # ended
+        QCSTSTRT=begun,
+        QCSTLUDT=begun + US_PER_S,
+        QCSTLMST=begun + US_PER_S // 2,
+        QCSTNMSG=np.full(starts, msgs, np.int64),
+        QCSTNPMG=np.zeros(starts, np.int64),
+        QCSTNBYT=np.full(starts, msgs * size, np.int64),
+        QCSTNPBY=np.zeros(starts, np.int64),
+        QCSTBFST=np.full(starts, msgs + 1, np.int64),
+        QCSTBFRC=np.full(starts, msgs + 1, np.int64),
+        QCSTBYST=np.full(starts, msgs * (size + 500), np.int64),
+        QCSTBYRC=np.full(starts, 600, np.int64),
+        QCSTCSCV=np.ones(starts, np.int64),
+    )
+    for key in cols:
+        cols[key] = np.concatenate([np.asarray(cols[key]), extra[key]])
+    qi.rows["QCST"] = len(cols["QCSTCHNM"])
+
+
 # Violations planted on a shared queue (the others on a busy private one).
 SHARED_QUEUE_CHECKS = ("partial_nonzero_depth", "partial_nonzero_age", "cf_structure_mismatch")
 
@@ -1421,7 +1567,14 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN03', 'min_volume'):g} and >= {threshold('CHIN03', 'channel_skew_factor'):g} x the median; "
         f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
         "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
+        "CHIN11": "per channel (name, connection, remote queue manager) and accounting interval, its QCST blocks "
+        "summed; sender, server and cluster sender channels moving at least "
+        f"{threshold('CHIN11', 'min_msgs_per_second'):g} message a second; warning when the channel carried "
+        "persistent messages in an interval where LOG02 fires at warning or above",
+        "CHIN16": "per channel name and interval: instances whose QCSTSTRT lies in the interval, per second, "
+        f"{threshold_text('CHIN16', 'warning')} with the median of their messages at most "
+        f"{threshold('CHIN16', 'max_median_msgs'):g}",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
-        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08 (see "
-        "expected_firings, computed from the written values)",
+        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
+        "CHIN11-CHIN17 (see expected_firings, computed from the written values)",
     }

@@ -1,0 +1,212 @@
+-- MP16 channel rules on channel accounting (QCST, SMF 116 subtype 10), per channel (name,
+-- connection, remote queue manager) and accounting interval of fct_channel_accounting; CHIN16 per
+-- channel name on the instances (stg_smf__qcst), as it judges the median instance.
+-- CHIN11: sender-type channel batching below 2 messages a batch at a real message rate (warning with
+--   persistent messages while LOG02 fires at warning or above on the queue manager).
+-- CHIN12: batch size above MP16's 100. CHIN13: large messages in big batches. CHIN14: a batch
+--   interval of 5 minutes or more. CHIN15: a non-persistent-only sender with BATCHINT 0 that
+--   batches below 2. CHIN17: persistent work on a SVRCONN with shared conversations.
+-- CHIN16: many instances of a channel started in the interval, each moving few messages.
+-- Grain: one row per rule x queue manager x channel (CHIN16: channel name) x interval that fires.
+{%- set mp16 = mp16_rule_parameters() %}
+
+with
+
+channels as (
+    select * from {{ ref('fct_channel_accounting') }}
+),
+
+log_bound as (
+    -- LOG02 at warning or above: the queue manager's log is near its capacity in that interval.
+    select distinct
+        qmgr_name,
+        interval_start_at,
+        interval_end_at
+    from {{ ref('int_mp16__log_advisories') }}
+    where rule_id = 'LOG02' and severity in ('warning', 'critical')
+),
+
+measures as (
+    select
+        channels.*,
+        concat_ws('/', channels.channel_name, channels.conn_name, channels.remote_qmgr_name) as channel_object_name,
+        log_bound.qmgr_name is not null as is_log_bound,
+        channels.is_sender_type
+        and channels.msgs_per_second >= {{ mp16_threshold(mp16, 'CHIN11', 'min_msgs_per_second') }}
+            as is_chin11_candidate,
+        channels.is_sender_type
+        and channels.persistent_msgs = 0
+        and channels.batch_interval_ms = 0
+        and channels.msgs_per_second >= {{ mp16_threshold(mp16, 'CHIN15', 'min_msgs_per_second') }}
+            as is_chin15_candidate
+    from channels
+    left join log_bound
+        on
+            channels.qmgr_name = log_bound.qmgr_name
+            and channels.interval_end_at > log_bound.interval_start_at
+            and channels.interval_end_at <= log_bound.interval_end_at
+),
+
+levels as (
+    select
+        *,
+        case
+            when is_chin11_candidate and {{ mp16_crosses(mp16, 'CHIN11', 'info', 'msgs_per_batch') }}
+                then case
+                    when is_log_bound and {{ mp16_crosses(mp16, 'CHIN11', 'escalation', 'persistent_msgs') }}
+                        then {{ mp16_rule_text(mp16, 'CHIN11', 'escalation_severity') }}
+                    else {{ mp16_severity(mp16, 'CHIN11', 'msgs_per_batch') }}
+                end
+        end as chin11_level,
+        case
+            when
+                {{ mp16_crosses(mp16, 'CHIN13', 'escalation', 'avg_msg_bytes') }}
+                and batch_size > {{ mp16_threshold(mp16, 'CHIN13', 'escalation_batch_size') }}
+                then 'escalation'
+            when
+                {{ mp16_crosses(mp16, 'CHIN13', 'info', 'avg_msg_bytes') }}
+                and batch_size > {{ mp16_threshold(mp16, 'CHIN13', 'info_batch_size') }}
+                then 'info'
+        end as chin13_threshold_level,
+        {{ mp16_severity(mp16, 'CHIN12', 'batch_size') }} as chin12_level,
+        {{ mp16_severity(mp16, 'CHIN14', 'batch_interval_ms') }} as chin14_level,
+        case when is_chin15_candidate then {{ mp16_severity(mp16, 'CHIN15', 'msgs_per_batch') }} end as chin15_level,
+        case
+            when
+                channel_type_code = 7
+                and shared_conversations_max > {{ mp16_threshold(mp16, 'CHIN17', 'min_shared_conversations') }}
+                then {{ mp16_severity(mp16, 'CHIN17', 'persistent_share') }}
+        end as chin17_level
+    from measures
+),
+
+row_firings as (
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        'channel' as object_type,
+        levels.channel_object_name as object_name,
+        levels.interval_start_at,
+        levels.interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from levels
+        lateral view explode(array(
+            {{ mp16_firing(
+                'CHIN11', 'chin11_level', "'info'", 'msgs_per_batch', mp16_threshold(mp16, 'CHIN11', 'info'),
+                "format_string('%.2f messages per batch (QCSTNMSG %d / QCSTBATC %d) at %.1f messages a second'"
+                ~ " || case when chin11_level <> 'info' then format_string(', %d persistent while LOG02 fires',"
+                ~ " persistent_msgs) else '' end, msgs_per_batch, msgs, batches, msgs_per_second)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN12', 'chin12_level', 'chin12_level', 'batch_size',
+                mp16_severity_threshold(mp16, 'CHIN12', 'chin12_level'),
+                "format_string('batch size (QCSTCBSZ) %d', batch_size)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN13',
+                "case chin13_threshold_level when 'escalation' then "
+                ~ mp16_rule_text(mp16, 'CHIN13', 'escalation_severity') ~ " when 'info' then 'info' end",
+                'chin13_threshold_level', 'avg_msg_bytes',
+                "case chin13_threshold_level when 'escalation' then " ~ mp16_threshold(mp16, 'CHIN13', 'escalation')
+                ~ " else " ~ mp16_threshold(mp16, 'CHIN13', 'info') ~ " end",
+                "format_string('%.0f bytes per message (QCSTNBYT / QCSTNMSG) in batches of up to %d (QCSTCBSZ)',"
+                ~ " avg_msg_bytes, batch_size)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN14', 'chin14_level', 'chin14_level', 'batch_interval_ms',
+                mp16_severity_threshold(mp16, 'CHIN14', 'chin14_level'),
+                "format_string('batch interval (QCSTCBIT) %d ms', batch_interval_ms)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN15', 'chin15_level', 'chin15_level', 'msgs_per_batch',
+                mp16_severity_threshold(mp16, 'CHIN15', 'chin15_level'),
+                "format_string('non-persistent only, BATCHINT 0: %.2f messages per batch (QCSTNMSG %d / QCSTBATC %d)',"
+                ~ " msgs_per_batch, msgs, batches)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN17', 'chin17_level', 'chin17_level', 'persistent_share',
+                mp16_severity_threshold(mp16, 'CHIN17', 'chin17_level'),
+                "format_string('%.0f %% of %d messages persistent (QCSTNPMG / QCSTNMSG) on a SVRCONN with %d shared"
+                ~ " conversations (QCSTCSCV)', 100 * persistent_share, msgs, shared_conversations_max)"
+            ) }}
+        )) firings as firing
+),
+
+instances as (
+    select
+        qmgr_name,
+        qsg_name,
+        channel_name,
+        interval_start_at,
+        interval_end_at,
+        interval_seconds,
+        msg_count,
+        channel_started_at >= interval_start_at as is_started_in_interval
+    from {{ ref('stg_smf__qcst') }}
+),
+
+starts as (
+    select
+        instances.qmgr_name,
+        max(qmgr_qsg.qsg_name) as qsg_name,
+        instances.channel_name,
+        min(instances.interval_start_at) as interval_start_at,
+        instances.interval_end_at,
+        count(case when instances.is_started_in_interval then 1 end) as started_instances,
+        percentile(case when instances.is_started_in_interval then instances.msg_count end, 0.5)
+            as median_started_instance_msgs,
+        {{ safe_divide(
+            'count(case when instances.is_started_in_interval then 1 end)', 'max(instances.interval_seconds)'
+        ) }} as starts_per_second
+    from instances
+    left join {{ ref('int_smf__qmgr_qsg') }} as qmgr_qsg on instances.qmgr_name = qmgr_qsg.qmgr_name
+    group by instances.qmgr_name, instances.channel_name, instances.interval_end_at
+),
+
+churn as (
+    select
+        *,
+        case
+            when median_started_instance_msgs <= {{ mp16_threshold(mp16, 'CHIN16', 'max_median_msgs') }}
+                then {{ mp16_severity(mp16, 'CHIN16', 'starts_per_second') }}
+        end as chin16_level
+    from starts
+),
+
+churn_firings as (
+    select
+        'CHIN16' as rule_id,
+        chin16_level as severity,
+        chin16_level as threshold_level,
+        qmgr_name,
+        qsg_name,
+        'channel' as object_type,
+        channel_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'interval' as evaluation_window,
+        starts_per_second as observed_value,
+        cast({{ mp16_severity_threshold(mp16, 'CHIN16', 'chin16_level') }} as double) as threshold_value,
+        format_string(
+            '%d instances started in the interval (%.2f a second), the median moving %.0f messages',
+            started_instances, starts_per_second, median_started_instance_msgs
+        ) as observation,
+        cast(null as string) as applied_comparison
+    from churn
+),
+
+final as (
+    select * from row_firings
+    union all
+    select * from churn_firings
+)
+
+select * from final
+where severity is not null
