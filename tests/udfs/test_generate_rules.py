@@ -291,13 +291,14 @@ WQ_COUNTERS = sorted(ORACLE_COLUMNS["WQST"] - {"CORREL", "OBJNAME", "BASENAME", 
 
 
 def _accounting_tables(tasks: list[dict]) -> dict:
-    """WTID, WTAS and WQST tables of tasks in interval 0 of QMA1: each task a dict with job,
-    tokens, commits, db2 and blocks (queue name and WQ counters)."""
+    """WTID, WTAS and WQST tables of tasks of QMA1: each task a dict with job, tokens, commits,
+    db2, its interval k (default 0) and blocks (queue name and WQ counters)."""
     import pyarrow as pa
 
     ts = pa.timestamp("us", tz="UTC")
-    end = ACCT_START + ACCT_SECONDS * 1_000_000
-    written = [end + 1000 * (i + 1) for i in range(len(tasks))]
+    starts = [ACCT_START + t.get("k", 0) * ACCT_SECONDS * 1_000_000 for t in tasks]
+    ends = [start + ACCT_SECONDS * 1_000_000 for start in starts]
+    written = [end + 1000 * (i + 1) for i, end in enumerate(ends)]
     wtid = pa.table(
         {"qmgr": ["QMA1"] * len(tasks), "record_stck": pa.array(written, ts), "WTIDCCN": [t["job"] for t in tasks]}
     )
@@ -307,8 +308,8 @@ def _accounting_tables(tasks: list[dict]) -> dict:
             "record_stck": pa.array(written, ts),
             "WTASMTHR": [t["tokens"][:8] for t in tasks],
             "WTASWTAS": [t["tokens"][8:] for t in tasks],
-            "WTASINTS": pa.array([ACCT_START] * len(tasks), ts),
-            "WTASINTE": pa.array([end] * len(tasks), ts),
+            "WTASINTS": pa.array(starts, ts),
+            "WTASINTE": pa.array(ends, ts),
             "WTASCMN": [t["commits"] for t in tasks],
             "WTASCMET": [0] * len(tasks),
             "WTASDBCT": [t.get("db2", 0) for t in tasks],
@@ -379,3 +380,17 @@ def test_oracle_db01_needs_a_task_that_only_opens():
     assert _acct_firings(tables, "DB01") == [("warning", "QMA1", reads / ACCT_SECONDS)]
     opener["blocks"][0]["PUTN"] = 1  # it also puts: no longer only opening queues
     assert _acct_firings(_accounting_tables([opener]) | {"Q5ST": q5st, "QMST": qmst}, "DB01") == []
+
+
+def test_oracle_q11_skips_the_restart_phase():
+    """Gets from the page set in every period from the queue manager's start: excused for
+    restart_window_minutes (MP16 expects page set reads after a restart), judged after it."""
+    window = rule_parameters()["Q11"]["restart_window_minutes"] * 60
+    periods = int(window // ACCT_SECONDS) + 2
+    tasks = [
+        dict(job="READER", tokens=f"{k:016X}", k=k, commits=10, blocks=[dict(queue="Q.DISK", GETN=1000, GETPSN=100)])
+        for k in range(periods)
+    ]
+    fired = evaluate(_accounting_tables(tasks), {}, ACCT_START, ACCT_SECONDS)
+    judged = [f["interval"] for f in fired if f["rule_id"] == "Q11"]
+    assert judged == [k for k in range(periods) if k * ACCT_SECONDS >= window] and judged

@@ -1,8 +1,9 @@
 -- MP16 rules on class 3 accounting (SMF 116 subtypes 1 and 2: fct_task_accounting and
 -- fct_queue_accounting), judged per accounting period (object: a queue or a task), and two that join
 -- accounting to the queue statistics (QQST, per statistics interval):
--- Q05: keyed gets on an unindexed queue; Q11: gets served from the page set; CF12: shared queue
--- opens that go to the CF (with the opening tasks' latch class 11 wait per open);
+-- Q05: keyed gets on an unindexed queue; Q11: gets served from the page set (outside the queue's
+-- restart phase); CF12: shared queue opens that go to the CF (with the opening tasks' latch class
+-- 11 wait per open);
 -- CF14: a task whose units of work span CF structures; APP01: messages (puts) per commit;
 -- APP02: many commits of about one persistent message each;
 -- Q12: a deep private queue that its WQ blocks say is indexed (index rebuild at restart);
@@ -31,6 +32,10 @@ tasks as (
 
 queue_stats as (
     select * from {{ ref('fct_queue_stats') }}
+),
+
+segments as (
+    select * from {{ ref('int_smf__qmgr_segments') }}
 ),
 
 -- The tasks' latch class 11 (DMCSEGAL) waits, per queue they opened: CF12's corroboration.
@@ -76,20 +81,37 @@ queue_periods as (
     group by qmgr_name, queue_name, period_start_at
 ),
 
-queue_measures as (
+-- Q11 skips the queue's restart phase (macro mp16_restart_phase, on gets from the page set): the
+-- segment is the queue manager's run of statistics intervals that holds the period's start.
+queue_phases as (
     select
         queue_periods.*,
+        coalesce({{ mp16_restart_phase(
+            'queue_periods.page_set_gets > 0', 'queue_periods.qmgr_name, queue_periods.queue_name',
+            'queue_periods.period_start_at', 'segments.segment_started_at', mp16, 'Q11'
+        ) }}, false) as is_restart_phase
+    from queue_periods
+    left join segments
+        on
+            queue_periods.qmgr_name = segments.qmgr_name
+            and queue_periods.period_start_at >= segments.aligned_interval_start_at
+            and queue_periods.period_start_at < segments.aligned_interval_end_at
+),
+
+queue_measures as (
+    select
+        queue_phases.*,
         {{ safe_divide('messages_skipped', 'specific_gets') }} as keyed_scan_depth,
         {{ safe_divide('page_set_gets', 'gets') }} as page_set_get_share,
         {{ safe_divide('opens - opens_without_cf', 'opens') }} as cf_open_share,
         {{ safe_divide('opens', 'period_seconds') }} as opens_per_second,
         {{ safe_divide('latch_of_openers.latch_class_11_wait_time_us', 'opens') }} as latch_11_wait_us_per_open
-    from queue_periods
+    from queue_phases
     left join latch_of_openers
         on
-            queue_periods.qmgr_name = latch_of_openers.qmgr_name
-            and queue_periods.queue_name = latch_of_openers.queue_name
-            and queue_periods.period_start_at = latch_of_openers.period_start_at
+            queue_phases.qmgr_name = latch_of_openers.qmgr_name
+            and queue_phases.queue_name = latch_of_openers.queue_name
+            and queue_phases.period_start_at = latch_of_openers.period_start_at
 ),
 
 queue_levels as (
@@ -107,7 +129,7 @@ queue_levels as (
                 then 'depth'
         end as q05_leg,
         case
-            when gets >= {{ mp16_threshold(mp16, 'Q11', 'min_volume') }}
+            when gets >= {{ mp16_threshold(mp16, 'Q11', 'min_volume') }} and not is_restart_phase
                 then {{ mp16_severity(mp16, 'Q11', 'page_set_get_share') }}
         end as q11_level,
         case

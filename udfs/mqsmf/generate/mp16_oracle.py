@@ -1056,7 +1056,16 @@ class Oracle:
                 )
                 agg["seconds"] = max(agg["seconds"], (task["end"] - task["start"]) / 1e6)
                 agg["blocks"].append(b)
-        for (qmgr, queue, k), agg in per_queue.items():
+        keys = list(per_queue)
+        # Q11 skips the queue's restart phase (gets from the page set since the queue manager started).
+        restart = self._restart_phase(
+            [q for q, _, _ in keys],
+            [name for _, name, _ in keys],
+            [k for _, _, k in keys],
+            [sum(b["GETPSN"] for b in per_queue[key]["blocks"]) > 0 for key in keys],
+            "Q11",
+        )
+        for (qmgr, queue, k), agg, in_restart in zip(keys, per_queue.values(), restart, strict=True):
             blocks = agg["blocks"]
 
             def total(*fields, blocks=blocks):
@@ -1072,7 +1081,7 @@ class Oracle:
                 elif deepest > p["Q05"]["max_depth"]:
                     self.fire("Q05", p["Q05"]["base_severity"], *args, deepest, "MAXQDPTH")
             gets = total("GETN")
-            if gets >= p["Q11"]["min_volume"]:
+            if gets >= p["Q11"]["min_volume"] and not in_restart:
                 sev = level("Q11", total("GETPSN") / gets)
                 if sev:
                     self.fire("Q11", sev, *args, total("GETPSN") / gets, f"GETPSN / GETN {threshold_text('Q11', sev)}")

@@ -726,6 +726,20 @@ class _Planner:
             qms = [qm for qm in qms if qm.qsg]
             if not qms:
                 raise PlanError(f"{target}: needs a queue manager in a queue-sharing group")
+        if rule == "Q11":  # page set reads in the restart window after the start are expected
+            window_us = p["Q11"]["restart_window_minutes"] * 60 * US_PER_S
+            ks = [
+                k
+                for k in ks
+                if all(
+                    qm.intervals[min(k, len(qm.intervals) - 1)].start_us - qm.intervals[0].start_us >= window_us
+                    for qm in qms
+                )
+            ]
+            if not ks:
+                raise PlanError(
+                    f"{target}: needs an interval at least {p['Q11']['restart_window_minutes']:g} minutes after the start"
+                )
 
         def plain_queues(qm, queues, shared=False):
             """Queues no server task gets from (their replies may go there): shared ones, or busy
