@@ -57,8 +57,8 @@ RULE_VERSION = {
     "Q07": "9.3.3",
     "Q10": "9.3.1",
     "Q09": "9.3.3",
-    "Q13": "9.3.3",
-    "CF15": "9.3.3",  # QQSTDPHI  # QQSTGETS and QQSTIPCT (the queue's gets and input handles)
+    "Q13": "9.3.3",  # QQSTGETS and QQSTIPCT (the queue's gets and input handles)
+    "CF15": "9.3.3",  # QQSTDPHI
     "CF10": "9.3.3",
     "CF13": "9.3.3",
 }
