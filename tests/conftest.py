@@ -82,10 +82,10 @@ SHARED_BUILD_MODULES = {  # module -> the scope it runs in
     "tests/udfs/test_report.py": "pathology_day",
 }
 LONGEST_FIRST = (
-    "tests/udfs/test_gate_ci.py",  # ~950 s: the README walk-through and the example CI pipeline
-    "tests/udfs/test_load_crash.py",  # ~330 s
+    "tests/udfs/test_gate_ci.py",  # ~700 s: the README walk-through (the example CI pipeline is extended)
+    "tests/udfs/test_load_crash.py",  # ~460 s
     "pathology_day",  # ~220 s
-    "tests/udfs/test_dbt_models.py",  # ~230 s
+    "tests/udfs/test_dbt_models.py",  # ~350 s
     "tests/udfs/test_mp16_advisories.py",  # ~160 s
     "tests/udfs/test_estate.py",  # ~170 s
 )

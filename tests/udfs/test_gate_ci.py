@@ -455,6 +455,10 @@ def test_the_pipeline_publishes_what_its_gate_step_writes():
         assert word in runs, word
 
 
+# Extended: a second full load, build and gate in this module (about 500 s in CI) that the README
+# walk-through above already runs with the same commands; the pipeline's wiring (steps, gate outputs,
+# uploads) is checked in the default run by test_the_pipeline_publishes_what_its_gate_step_writes.
+@pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.spark
 def test_the_example_pipeline_runs_green_on_a_clean_day(tmp_path):
