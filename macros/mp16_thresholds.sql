@@ -158,3 +158,31 @@
         'applied_comparison', cast({{ comparison }} as string)
     )
 {%- endmacro %}
+
+{#- The advisory rows of a relation's candidate firings (the caller's comma-separated mp16_firing
+    calls): each row's firings exploded, with the object and interval every int_mp16__* model
+    returns. `object_name` is a SQL expression over the relation, aliased `levels`;
+    `interval_start_at` / `interval_end_at` name its columns that bound the judged interval. -#}
+{% macro mp16_fired_rows(
+    relation, object_type, object_name, interval_start_at='interval_start_at', interval_end_at='interval_end_at'
+) -%}
+    select
+        firing.rule_id,
+        firing.severity,
+        firing.threshold_level,
+        levels.qmgr_name,
+        levels.qsg_name,
+        '{{ object_type }}' as object_type,
+        {{ object_name }} as object_name,
+        levels.{{ interval_start_at }} as interval_start_at,
+        levels.{{ interval_end_at }} as interval_end_at,
+        firing.evaluation_window,
+        firing.observed_value,
+        firing.threshold_value,
+        firing.observation,
+        firing.applied_comparison
+    from {{ relation }} as levels
+        lateral view explode(array(
+            {{ caller() }}
+        )) firings as firing
+{%- endmacro %}

@@ -140,23 +140,10 @@ queue_levels as (
 ),
 
 queue_firings as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        queue_levels.qmgr_name,
-        queue_levels.qsg_name,
-        'queue' as object_type,
-        queue_levels.queue_name as object_name,
-        queue_levels.period_start_at as interval_start_at,
-        queue_levels.period_end_at as interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from queue_levels
-        lateral view explode(array(
+    {% call mp16_fired_rows(
+        'queue_levels', 'queue', 'levels.queue_name',
+        interval_start_at='period_start_at', interval_end_at='period_end_at'
+    ) %}
             {{ mp16_firing(
                 'Q05', "case when q05_leg is not null then " ~ mp16_rule_text(mp16, 'Q05', 'base_severity') ~ " end",
                 "case when q05_leg is not null then 'warning' end",
@@ -182,7 +169,7 @@ queue_firings as (
                 ~ " opens_per_second, cast(opens_without_cf as bigint), coalesce(latch_11_wait_us_per_open, 0))",
                 window="'accounting period'"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 task_measures as (
@@ -219,23 +206,10 @@ task_levels as (
 ),
 
 task_firings as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        task_levels.qmgr_name,
-        task_levels.qsg_name,
-        'task' as object_type,
-        task_levels.task_name as object_name,
-        task_levels.period_start_at as interval_start_at,
-        task_levels.period_end_at as interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from task_levels
-        lateral view explode(array(
+    {% call mp16_fired_rows(
+        'task_levels', 'task', 'levels.task_name',
+        interval_start_at='period_start_at', interval_end_at='period_end_at'
+    ) %}
             {{ mp16_firing(
                 'APP01', 'app01_level', 'app01_level',
                 "case app01_level when 'info' then puts_per_commit else messages_per_commit end",
@@ -258,7 +232,7 @@ task_firings as (
                 ~ " cf_structures_used)",
                 window="'accounting period'"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 -- Q12: a queue's index type, by accounting period (its WQ blocks).
@@ -348,23 +322,7 @@ interval_levels as (
 ),
 
 interval_firings as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        interval_levels.qmgr_name,
-        interval_levels.qsg_name,
-        'queue' as object_type,
-        interval_levels.queue_name as object_name,
-        interval_levels.interval_start_at,
-        interval_levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from interval_levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('interval_levels', 'queue', 'levels.queue_name') %}
             {{ mp16_firing(
                 'Q12', 'q12_level', 'q12_level', 'depth_current', mp16_severity_threshold(mp16, 'Q12', 'q12_level'),
                 "format_string('private queue indexed (WQ INDXTYPE %d) holds %d messages (QQSTDPTH): its index is"
@@ -377,7 +335,7 @@ interval_firings as (
                 ~ " %.0f us per message in gets, puts and commits', cast(gets as bigint),"
                 ~ " gets / interval_seconds, consumer_name, consumer_us_per_message)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 final as (

@@ -236,23 +236,7 @@ bp12_levels as (
 
 -- Every rule of the row at once: one struct per rule, kept where the rule fires.
 per_interval as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'buffer_pool' as object_type,
-        cast(levels.buffer_pool_id as string) as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from bp12_levels as levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('bp12_levels', 'buffer_pool', 'cast(levels.buffer_pool_id as string)') %}
             {{ mp16_firing(
                 'BP01', 'bp01_level', 'bp01_level', 'short_on_storage',
                 mp16_severity_threshold(mp16, 'BP01', 'bp01_level'),
@@ -352,7 +336,7 @@ per_interval as (
                 ~ " cast(pages_read as bigint))",
                 "'previous interval'"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 -- BP09: pages read per page written over a trailing window of window_length hours (a processing

@@ -244,23 +244,7 @@ cf05_levels as (
 ),
 
 per_structure as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'cf_structure' as object_type,
-        levels.structure_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from cf05_levels as levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('cf05_levels', 'cf_structure', 'levels.structure_name') %}
             {{ mp16_firing(
                 'CF01', 'cf01_level', 'cf01_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF01', 'cf01_level'),
                 "format_string('QESTSFUL %d: the structure was full (puts failed with 2192)',"
@@ -329,7 +313,7 @@ per_structure as (
                 ~ " else 'elements' end)",
                 comparison='cf07_crossed'
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 -- CF11: each queue manager's shared message data set (SMDS) of a structure.

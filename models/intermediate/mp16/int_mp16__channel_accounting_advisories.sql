@@ -81,23 +81,7 @@ levels as (
 ),
 
 row_firings as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'channel' as object_type,
-        levels.channel_object_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'channel', 'levels.channel_object_name') %}
             {{ mp16_firing(
                 'CHIN11', 'chin11_level', "'info'", 'msgs_per_batch', mp16_threshold(mp16, 'CHIN11', 'info'),
                 "format_string('%.2f messages per batch (QCSTNMSG %d / QCSTBATC %d) at %.1f messages a second'"
@@ -136,7 +120,7 @@ row_firings as (
                 "format_string('%.0f %% of %d messages persistent (QCSTNPMG / QCSTNMSG) on a SVRCONN with %d shared"
                 ~ " conversations (QCSTCSCV)', 100 * persistent_share, msgs, shared_conversations_max)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 instances as (

@@ -109,23 +109,7 @@ levels as (
 ),
 
 final as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'channel_initiator' as object_type,
-        levels.chin_job_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'channel_initiator', 'levels.chin_job_name') %}
             {{ mp16_firing(
                 'CHIN01',
                 "case when chin01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'CHIN01', 'escalation_severity')
@@ -181,7 +165,7 @@ final as (
                 "format_string('up to %d current channels of MAXCHL %d and %d active of ACTCHL %d', current_channels_high,"
                 ~ " max_channels, active_channels_high, max_active_channels)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 )
 
 select * from final

@@ -85,10 +85,10 @@ stats as (
         cast(db2.blob_select_count as bigint) as blob_selects,
         -- DB02: each kind's average thread time where it has min_volume requests.
         {%- for kind in request_kinds %}
-            case
-                when db2.{{ kind }}_count >= {{ mp16_threshold(mp16, 'DB02', 'min_volume') }}
-                    then {{ safe_divide('db2.' ~ kind ~ '_thread_time_total_us', 'db2.' ~ kind ~ '_count') }}
-            end as {{ kind }}_avg_thread_us,
+        case
+            when db2.{{ kind }}_count >= {{ mp16_threshold(mp16, 'DB02', 'min_volume') }}
+                then {{ safe_divide('db2.' ~ kind ~ '_thread_time_total_us', 'db2.' ~ kind ~ '_count') }}
+        end as {{ kind }}_avg_thread_us,
         {%- endfor %}
         3600 * {{ safe_divide(
             'coalesce(db2.scst_insert_count, 0) + coalesce(db2.scst_update_count, 0)'
@@ -108,16 +108,16 @@ measures as (
         *,
         greatest(
             {%- for kind in request_kinds %}
-                {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
+            {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
             {%- endfor %}
         ) as slowest_avg_thread_us,
         case greatest(
             {%- for kind in request_kinds %}
-                {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
+            {{ kind }}_avg_thread_us{{ ',' if not loop.last }}
             {%- endfor %}
         )
             {%- for kind, prefix in request_kinds.items() %}
-                when {{ kind }}_avg_thread_us then '{{ prefix }}'
+            when {{ kind }}_avg_thread_us then '{{ prefix }}'
             {%- endfor %}
         end as slowest_request_kind,
         avg(scst_changes_per_hour) over (
@@ -147,23 +147,7 @@ levels as (
 ),
 
 final as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'db2_manager' as object_type,
-        levels.qmgr_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'db2_manager', 'levels.qmgr_name') %}
             {{ mp16_firing(
                 'DB01', 'db01_level', 'db01_level', 'db2_reads_per_second',
                 mp16_severity_threshold(mp16, 'DB01', 'db01_level'),
@@ -190,7 +174,7 @@ final as (
                 "format_string('%.0f shared channel status changes per hour (SCSINS + SCSUPD + SCSDEL; baseline"
                 ~ " %.0f per hour)', scst_changes_per_hour, scst_changes_baseline)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 )
 
 select * from final

@@ -233,23 +233,7 @@ levels as (
 ),
 
 per_queue_manager as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'log' as object_type,
-        levels.qmgr_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'log', 'levels.qmgr_name') %}
             {{ mp16_firing(
                 'LOG01',
                 "case when log01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'LOG01', 'escalation_severity')
@@ -314,7 +298,7 @@ per_queue_manager as (
                 "format_string('dual logging while the log runs at %.0f %% of its reference rate (%.1f MB/s)',"
                 ~ " 100 * log_utilisation, log_write_mb_per_sec)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 -- LOG11: log volume skew across the members of a queue-sharing group in the same (aligned) interval.

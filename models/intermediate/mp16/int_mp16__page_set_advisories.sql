@@ -119,23 +119,7 @@ levels as (
 ),
 
 final as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'page_set' as object_type,
-        cast(levels.page_set_id as string) as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'page_set', 'cast(levels.page_set_id as string)') %}
             {{ mp16_firing(
                 'PS01', 'ps01_level', 'ps01_level', 'full_count', mp16_severity_threshold(mp16, 'PS01', 'ps01_level'),
                 "format_string('QIS1FULL %d: the page set was full (puts failed with 2192)', cast(full_count as bigint))"
@@ -168,7 +152,7 @@ final as (
                 "format_string('%.0f us per page set read I/O over %d reads', avg_read_io_us,"
                 ~ " cast(read_io_count as bigint))"
             ) }}
-        )) firings as firing
+    {% endcall %}
 )
 
 select * from final

@@ -271,23 +271,7 @@ levels as (
 ),
 
 per_queue as (
-    select
-        firing.rule_id,
-        firing.severity,
-        firing.threshold_level,
-        levels.qmgr_name,
-        levels.qsg_name,
-        'queue' as object_type,
-        levels.queue_name as object_name,
-        levels.interval_start_at,
-        levels.interval_end_at,
-        firing.evaluation_window,
-        firing.observed_value,
-        firing.threshold_value,
-        firing.observation,
-        firing.applied_comparison
-    from levels
-        lateral view explode(array(
+    {% call mp16_fired_rows('levels', 'queue', 'levels.queue_name') %}
             {{ mp16_firing(
                 'Q01',
                 "case when q01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'Q01', 'escalation_severity')
@@ -346,7 +330,7 @@ per_queue as (
                 ~ " queue managers had it open for input', cast(depth_high as bigint), cast(msgs_in as bigint),"
                 ~ " cast(msgs_out as bigint), input_qmgrs)"
             ) }}
-        )) firings as firing
+    {% endcall %}
 ),
 
 -- Q02: message pages of a pool's private queues at their peak against the pool's buffers. Pages per
