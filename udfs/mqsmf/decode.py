@@ -31,6 +31,7 @@ from .headers import (
     TRIPLET_AREA,
     TRIPLET_DTYPE,
     TRIPLET_SIZE,
+    qwhsdurn_in_tod_units,
 )
 from .layouts import U64_TYPE, Layout, header_layout, layouts
 
@@ -417,13 +418,11 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
             }
         )
         return ctx
-    # Interval: QWHSTIME is local time in TOD format; QWHSDURN is microseconds except in the channel
-    # initiator's records, 115/231 and 116/10 (TOD units: in TESTCHL both end at their record's
-    # local time only so). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
+    # Interval: QWHSTIME is local time in TOD format; QWHSDURN is microseconds or TOD units
+    # (headers.QWHSDURN_IN_TOD_UNITS). The UTC offset comes from the SMF header (local) and QWHSSTCK (UTC).
     start_local_us, start_ok = codecs.stck_to_unix_us(qwhs["QWHSTIME"])
     start_ok &= interval_ok
-    chin = ((hd.smf_type == 115) & (hd.smf_subtype == 231)) | ((hd.smf_type == 116) & (hd.smf_subtype == 10))
-    dur_us = np.where(chin, durn >> np.uint64(12), durn)
+    dur_us = np.where(qwhsdurn_in_tod_units(hd.smf_type, hd.smf_subtype), durn >> np.uint64(12), durn)
     dur_ok = dur_us <= MAX_INTERVAL_US
     start_utc = start_local_us - offset_min.astype(np.int64) * 60_000_000
     with_utc = start_ok & offset_ok

@@ -37,6 +37,7 @@ from .headers import (
     TRIPLET_AREA,
     TRIPLET_DTYPE,
     TRIPLET_SIZE,
+    qwhsdurn_in_tod_units,
 )
 from .layouts import Layout, header_layout
 
@@ -268,7 +269,7 @@ class RecordHeader:
     smf_time_local_us: int  # local time the record reached the SMF buffer (SMF header time/date)
     stck_us: int  # QWHSSTCK: creation time, UTC
     interval_start_local_us: int  # QWHSTIME: local time in TOD format
-    interval_duration: int  # QWHSDURN as stored (microseconds; TOD units for 115/231 and 116/10)
+    interval_duration: int  # microseconds (QWHSDURN stores TOD units for 115/231 and 116/10: headers.py)
     nsda: int  # triplets counted in QWHSNSDA (triplet 0 included)
     ifcid: int = 0
     rmid: int = 26
@@ -325,7 +326,10 @@ def _encoded_headers(headers: Sequence[RecordHeader]) -> tuple[np.ndarray, np.nd
             "QWHSWSEQ": seq,
             "QWHSFLAG1": np.where(has_qwhx, QWHX_FOLLOWS, 0),
             "QWHSTIME": np.array([h.interval_start_local_us for h in headers], dtype=np.int64),
-            "QWHSDURN": np.array([h.interval_duration for h in headers], dtype=np.uint64),
+            "QWHSDURN": np.array([h.interval_duration for h in headers], dtype=np.uint64)
+            << np.where(
+                qwhsdurn_in_tod_units([h.smf_type for h in headers], [h.subtype for h in headers]), 12, 0
+            ).astype(np.uint64),
         },
         n,
     )

@@ -5,6 +5,8 @@ header position from here, so the layout tables stay the single source of every 
 
 from __future__ import annotations
 
+import numpy as np
+
 from .layouts import header_layout
 
 MQ_TYPES = (115, 116)  # SMF record types of IBM MQ: statistics, accounting
@@ -36,6 +38,20 @@ QWHS_LONG = _QWHS.size
 QWHC_SIZE = header_layout("QWHC").size
 QWHX_SIZE = header_layout("QWHX").size
 QWHX_FOLLOWS = 0x40  # QWHSFLAG1 bit: a QWHX extension header follows the QWHS (MQ 10)
+# QWHSDURN counts microseconds, except in the channel initiator's records, 115/231 and 116/10, where
+# it counts TOD-clock units (4096 a microsecond): TESTCHL's intervals end at their records' local
+# times only when read so.
+QWHSDURN_IN_TOD_UNITS = ((115, 231), (116, 10))
+
+
+def qwhsdurn_in_tod_units(smf_type: np.ndarray, subtype: np.ndarray) -> np.ndarray:
+    """Which records' QWHSDURN is in TOD units (see QWHSDURN_IN_TOD_UNITS)."""
+    smf_type, subtype = np.asarray(smf_type), np.asarray(subtype)
+    mask = np.zeros(smf_type.shape, dtype=bool)
+    for record_type, record_subtype in QWHSDURN_IN_TOD_UNITS:
+        mask |= (smf_type == record_type) & (subtype == record_subtype)
+    return mask
+
 
 # Every statistics and accounting structure with an eyecatcher opens with the same block header:
 # identifier, length, eyecatcher (QEST's header-plus-entries block too).

@@ -291,7 +291,7 @@ class Scenario:
                         smf_time_local_us=created + offset_us + 3000,
                         stck_us=created,
                         interval_start_local_us=start + offset_us,
-                        interval_duration=duration * (4096 if subtype == 231 else 1),
+                        interval_duration=duration,
                         nsda=spec["nsda"],
                         ifcid=spec["ifcid"],
                         rmid=spec.get("rmid", 26),
@@ -351,7 +351,7 @@ class Scenario:
                 smf_time_local_us=created + offset_us + 3000,
                 stck_us=created,
                 interval_start_local_us=start + offset_us,
-                interval_duration=duration * 4096,  # TOD units, as in 115/231
+                interval_duration=duration,
                 nsda=spec["nsda"],
                 ifcid=spec["ifcid"],
                 rmid=spec["rmid"],
