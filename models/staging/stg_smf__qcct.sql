@@ -39,7 +39,7 @@ renamed as (
         qcctmxac as max_active_channels,
         qcctmxtp as max_tcp_channels,
         qcctmxlu as max_lu62_channels,
-        qcctstus as storage_usage_31bit,
+        qcctstus as storage_usage_31bit_mb,
         qcctstab as storage_used_64bit,
         qcctslim as storage_limit_64bit,
         load_id,

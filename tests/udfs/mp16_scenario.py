@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from mqsmf.generate import ScenarioConfig, Target, plan_scenario, write_scenario
+from mqsmf.generate.mp16_oracle import rule_parameters
 
 CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.3", "9.4.0", "10.0.0", "9.4.3"))
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
@@ -79,6 +80,7 @@ GENERATED = (
     "CHIN05@QM03#5",
     "CHIN06@QM02#4",
     "CHIN08@QM04#2",
+    "CHIN09@QM02#5",  # against the EPVT the injection declares for QM02's channel initiator (site_config_vars)
     "Q09@QM01#3",
     "CHIN11@QM02#2",  # with LOG02's persistent burst on QM02 in the same interval: escalated to warning
     "CHIN12@QM01#4",
@@ -360,11 +362,19 @@ def _channel_ceiling(cols, i, qi):
     cols["QCCTNOAC"][i], cols["QCCTMXAC"][i] = 4000, 9999
 
 
+def _epvt_nearly_full(cols, i, qi):
+    """CHIN09 critical against MP16's planning EPVT (no EPVT declared for QM03): 31-bit storage in
+    use 3 points above the critical share."""
+    p = rule_parameters()["CHIN09"]
+    cols["QCCTSTUS"][i] = int(np.ceil((p["critical"] + 3) / 100 * p["planning_epvt_mb"]))
+
+
 # Rules the generator's oracle evaluates, at another level or by another branch than its injection
 # gives: CF11 at warning (92 % of the shared message data set used, no failed allocation; the
 # injection is critical); CHIN03 by channels per dispatcher (the injection: busy vs idle dispatchers);
 # CHIN08 by its escalation, MP16's practical ceiling of channels (CHIN05 fires there too); CHIN01
-# at info (only the highest-numbered adapter busy; the injection is the warning escalation).
+# at info (only the highest-numbered adapter busy; the injection is the warning escalation); CHIN09
+# at critical against MP16's planning EPVT (the injection: a warning against the EPVT the site declares).
 ORACLE_VARIANTS = [
     Mutation(
         "CF11",
@@ -378,6 +388,7 @@ ORACLE_VARIANTS = [
     Mutation("CHIN03", "QM04", "channel_initiator", "QM04CHIN", 6, "QCTDSP", _channels_on_one_dispatcher),
     Mutation("CHIN08", "QM02", "channel_initiator", "QM02CHIN", 7, "QCCT", _channel_ceiling),
     Mutation("CHIN01", "QM04", "channel_initiator", "QM04CHIN", 4, "QCTADP", _last_adapter_busy, severity="info"),
+    Mutation("CHIN09", "QM03", "channel_initiator", "QM03CHIN", 6, "QCCT", _epvt_nearly_full, severity="critical"),
 ]
 
 # BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2

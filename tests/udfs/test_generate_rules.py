@@ -10,6 +10,7 @@ import csv
 import math
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from mqsmf.generate import (
@@ -165,6 +166,42 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     ]
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
     assert variables["mp16_queue_manager_config"] == [{"qmgr_name": bp12["qmgr"], "is_production": True}]
+
+
+def test_chin09_divides_by_the_declared_epvt_else_by_mp16s_planning_value(tmp_path):
+    """CHIN09 judges QCCTSTUS (MB, as CSQX004I reports it) against the EPVT size its injection
+    declares for the channel initiator (site_config_vars); without the declaration the oracle, like
+    the advisories, divides by MP16's planning value (the rule's parameter in the seed), under which
+    the injected storage is no pathology; the planning value still judges a channel initiator whose
+    storage nears it."""
+    sc = plan_scenario(_only("CHIN09"))
+    path = tmp_path / "chin09.dat"
+    manifest = write_scenario(sc, str(path))
+    (inj,) = manifest["injected"]
+    epvt_mb = 1024  # what the injection declares (pathology.CHIN09_SITE_EPVT_MB)
+    assert site_config_vars(manifest)["mp16_queue_manager_config"] == [
+        {"qmgr_name": inj["qmgr"], "chin_epvt_mb": epvt_mb}
+    ]
+    chin09 = [f for f in firings_of_file(sc, path) if f["rule_id"] == "CHIN09"]
+    assert [(f["qmgr"], f["interval"], f["severity"]) for f in chin09] == [(inj["qmgr"], inj["interval"], "warning")]
+    tables, _ = decode(path)
+    qcct = tables["QCCT"]
+    used = np.asarray(num(qcct, "QCCTSTUS"))
+    row = int(np.argmax(used))
+    p = rule_parameters()["CHIN09"]
+    assert p["warning"] <= 100 * used[row] / epvt_mb < p["critical"]
+    assert 100 * used[row] / p["planning_epvt_mb"] < p["warning"]
+    cfg = sc.config
+    others = {k: tables[k] for k in ORACLE_COLUMNS}
+    args = (roles_of(sc.topology), cfg.start_us, cfg.interval_seconds)
+    assert not [f for f in evaluate(others, *args, log_truth=log_truth_of(sc)) if f["rule_id"] == "CHIN09"]
+    # Near MP16's planning EPVT with none declared: critical.
+    used[row] = math.ceil((p["critical"] + 1) / 100 * p["planning_epvt_mb"])
+    others["QCCT"] = qcct.set_column(
+        qcct.schema.get_field_index("QCCTSTUS"), "QCCTSTUS", pa.array(used, type=qcct.schema.field("QCCTSTUS").type)
+    )
+    (f,) = [f for f in evaluate(others, *args, log_truth=log_truth_of(sc)) if f["rule_id"] == "CHIN09"]
+    assert (f["qmgr"], f["severity"]) == (str(qcct.column("qmgr")[row]), "critical")
 
 
 def test_injections_can_be_placed_explicitly():

@@ -180,6 +180,7 @@ SUFFIX_UNITS = (
     ("_seconds", "seconds"),
     ("_bytes", "bytes"),
     ("_kb", "kilobytes"),
+    ("_mb", "megabytes (2^20 bytes)"),
     ("_pages", "4 KB pages"),
     ("_raw", "raw value as recorded (unit not documented by IBM)"),
     ("_code", "code value (see the IBM field meaning)"),

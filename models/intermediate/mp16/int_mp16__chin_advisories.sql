@@ -9,6 +9,9 @@
 -- CHIN05: many channels on fewer dispatchers than MP16 recommends.
 -- CHIN06: the busiest SSL task.
 -- CHIN08: channels near MAXCHL or ACTCHL; escalation at MP16's practical ceiling of channels.
+-- CHIN09: 31-bit storage in use (QCCTSTUS, MB) against the channel initiator's EPVT size: the size
+-- the site declares (dim_mp16_queue_manager_config), else MP16's planning value; the observation says
+-- which.
 -- The object is the channel initiator, named by its job name (QCCTJOBN).
 -- Grain: one row per rule x queue manager (its channel initiator) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
@@ -21,6 +24,10 @@ channel_initiator as (
 
 tasks as (
     select * from {{ ref('fct_channel_initiator_task_stats') }}
+),
+
+site_config as (
+    select * from {{ ref('dim_mp16_queue_manager_config') }}
 ),
 
 task_measures as (
@@ -58,6 +65,9 @@ measures as (
         channel_initiator.dispatcher_busy_pct_max,
         channel_initiator.ssl_busy_pct_max,
         channel_initiator.dispatcher_channels_max,
+        channel_initiator.storage_usage_31bit_mb,
+        coalesce(site_config.chin_epvt_mb, {{ mp16_threshold(mp16, 'CHIN09', 'planning_epvt_mb') }}) as epvt_mb,
+        site_config.chin_epvt_mb is not null as is_epvt_declared,
         task_measures.adapter_min_busy_pct,
         task_measures.adapter_last_index,
         task_measures.adapter_last_busy_pct,
@@ -74,6 +84,14 @@ measures as (
         on
             channel_initiator.qmgr_name = task_measures.qmgr_name
             and channel_initiator.interval_start_at = task_measures.interval_start_at
+    left join site_config on channel_initiator.qmgr_name = site_config.qmgr_name
+),
+
+storage as (
+    select
+        *,
+        100 * storage_usage_31bit_mb / epvt_mb as epvt_use_pct
+    from measures
 ),
 
 levels as (
@@ -104,8 +122,9 @@ levels as (
         case
             when {{ mp16_crosses(mp16, 'CHIN08', 'escalation', 'current_channels_high') }} then 'escalation'
             else {{ mp16_severity(mp16, 'CHIN08', 'channel_limit_use_pct') }}
-        end as chin08_level
-    from measures
+        end as chin08_level,
+        {{ mp16_severity(mp16, 'CHIN09', 'epvt_use_pct') }} as chin09_level
+    from storage
 ),
 
 final as (
@@ -164,6 +183,13 @@ final as (
                 ~ " else " ~ mp16_severity_threshold(mp16, 'CHIN08', 'chin08_level') ~ " end",
                 "format_string('up to %d current channels of MAXCHL %d and %d active of ACTCHL %d', current_channels_high,"
                 ~ " max_channels, active_channels_high, max_active_channels)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN09', 'chin09_level', 'chin09_level', 'epvt_use_pct',
+                mp16_severity_threshold(mp16, 'CHIN09', 'chin09_level'),
+                "format_string('%d MB of 31-bit storage in use (QCCTSTUS) of an EPVT of %.0f MB (%s)',"
+                ~ " storage_usage_31bit_mb, epvt_mb, case when is_epvt_declared then 'declared by the site'"
+                ~ " else 'MP16 planning value, none declared by the site' end)"
             ) }}
     {% endcall %}
 )

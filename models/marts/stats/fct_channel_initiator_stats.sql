@@ -66,7 +66,7 @@ final as (
             as channel_use_pct,
         100 * {{ safe_divide('channel_initiator.active_channels_high', 'channel_initiator.max_active_channels') }}
             as active_channel_use_pct,
-        channel_initiator.storage_usage_31bit,
+        channel_initiator.storage_usage_31bit_mb,
         channel_initiator.storage_used_64bit,
         channel_initiator.storage_limit_64bit,
         {%- for task_type in task_types %}

@@ -79,6 +79,7 @@ SUPPORTED_RULES = (
     "CHIN05",
     "CHIN06",
     "CHIN08",
+    "CHIN09",
     "CHIN11",
     "CHIN12",
     "CHIN13",

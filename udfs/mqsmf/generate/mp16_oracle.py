@@ -15,7 +15,9 @@ the manifest's ``rule_assumptions``.
 
 The configuration rules (BP12, CF06, CF08, Q09) also need what a site declares and SMF does not record
 (``SiteConfig``: the structure limits the topology was built with, the queues an injection made
-IMS bridge queues, the queue managers an injection declared production); without it they are silent, as the advisories are without the setting."""
+IMS bridge queues, the queue managers an injection declared production); without it they are silent, as the advisories are without the setting.
+CHIN09 divides by the EPVT size an injection declared, else by MP16's planning value (a parameter of the
+rule in the seed), as the advisories do."""
 
 from __future__ import annotations
 
@@ -90,7 +92,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "MAXQDPTH",
     },
     # Channel initiator statistics (115/231): QCCT and the adapter, dispatcher and SSL task arrays.
-    "QCCT": {"QCCTJOBN", "QCCTNOCC", "QCCTMXCC", "QCCTNOAC", "QCCTMXAC"},
+    "QCCT": {"QCCTJOBN", "QCCTNOCC", "QCCTMXCC", "QCCTNOAC", "QCCTMXAC", "QCCTSTUS"},
     "QCTADP": {"QCTELTM"},
     "QCTDSP": {"QCTELTM", "QCTCHLN"},
     "QCTSSL": {"QCTELTM"},
@@ -233,12 +235,15 @@ def threshold_text(rule: str, severity: str) -> str:
 class SiteConfig:
     """The site settings the configuration rules read: CF structure limits
     {(qsg, structure): (entries max, elements max)} (CF06, CF08) and SIZE in MB (CF15), IMS bridge queues
-    {(qmgr, queue)} (Q09) and production queue managers (BP12). Empty: those rules are not judged."""
+    {(qmgr, queue)} (Q09), production queue managers (BP12) and the EPVT size of channel initiators
+    {qmgr: MB} (CHIN09, which uses MP16's planning value where none is declared). Empty: those rules
+    are not judged."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
     ims_bridge_queues: frozenset[tuple[str, str]] = frozenset()
     production_qmgrs: frozenset[str] = frozenset()
+    chin_epvt_mb: dict[str, float] = field(default_factory=dict)
 
 
 def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
@@ -750,6 +755,7 @@ class Oracle:
         p = {rule: self.p[rule] for rule in ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08")}
         qm, k, st, job = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QCCTJOBN")
         current, max_current = _num(t, "QCCTNOCC"), _num(t, "QCCTMXCC")
+        storage_mb = _num(t, "QCCTSTUS")
         active, max_active = _num(t, "QCCTNOAC"), _num(t, "QCCTMXAC")
         for i in range(len(qm)):
             args = (qm[i], "channel_initiator", job[i] or qm[i], k[i], st[i])
@@ -802,6 +808,23 @@ class Oracle:
                     self.fire(
                         "CHIN08", sev, *args, max(uses), f"channels {threshold_text('CHIN08', sev)} % of the limit"
                     )
+            self.chin_storage(args, int(storage_mb[i]))
+
+    def chin_storage(self, args: tuple, used_mb: int) -> None:
+        """CHIN09: the MB of 31-bit storage the channel initiator uses (QCCTSTUS, as CSQX004I says)
+        reach a level's share of its EPVT: the size the site declares, else MP16's planning value."""
+        p = self.p["CHIN09"]
+        epvt_mb = self.site.chin_epvt_mb.get(args[0], p["planning_epvt_mb"])
+        for name in ("critical", "warning", "info"):
+            if name in p and COMPARE[p["comparison"]](used_mb, p[name] / 100 * epvt_mb):
+                self.fire(
+                    "CHIN09",
+                    name,
+                    *args,
+                    100.0 * used_mb / epvt_mb,
+                    f"{threshold_text('CHIN09', name)} % of {epvt_mb:g} MB EPVT",
+                )
+                return
 
     def queues(self) -> None:
         t = self.table("QQST")
@@ -1372,6 +1395,7 @@ def site_of(scenario) -> SiteConfig:
             (b["qmgr_name"], b["queue_name"]) for b in scenario.planned.site.get("ims_bridge_queues", [])
         ),
         production_qmgrs=frozenset(q["qmgr_name"] for q in scenario.planned.site.get("production_qmgrs", [])),
+        chin_epvt_mb={c["qmgr_name"]: float(c["chin_epvt_mb"]) for c in scenario.planned.site.get("chin_epvt", [])},
     )
 
 

@@ -93,7 +93,10 @@ ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02"
 INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 0-3)
 UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
 # Channel initiator rules: values of the 115/231 record.
-CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08")
+CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08", "CHIN09")
+# CHIN09: the EPVT size the site declares for an injected channel initiator (a site smaller than
+# MP16's planning value, so the injection is silent without the declaration).
+CHIN09_SITE_EPVT_MB = 1024
 CHANNEL_RULES = ("CHIN11", "CHIN12", "CHIN13", "CHIN14", "CHIN15", "CHIN16", "CHIN17")
 CHURN_CHANNEL = "WEB.SVRCONN"  # CHIN16: the SVRCONN channel whose client connections come and go
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
@@ -177,6 +180,11 @@ def q09_depth() -> int:
     return int(threshold("Q09")) + 3
 
 
+def chin09_storage_mb(epvt_mb: float) -> int:
+    """31-bit storage in use of CHIN09's injection: 5 points above the warning share of the EPVT."""
+    return math.ceil((threshold("CHIN09", "warning") + 5) / 100 * epvt_mb)
+
+
 def log02_mb_per_s() -> float:
     """Log MB/s of LOG02's burst: 25 % above the critical share of the fastest reference rate for
     1 KB persistent messages, rounded up to 5 MB/s."""
@@ -206,8 +214,8 @@ class Planned:
     mutations: dict[tuple[int, int], list[Callable[[QmgrInterval], None]]] = field(default_factory=dict)
     claims: set[tuple] = field(default_factory=set)
     # What the site declares for the configuration rules' injections (the manifest's site_config):
-    # {"ims_bridge_queues": [{qmgr_name, queue_name}], "production_qmgrs": [{qmgr_name}]}; CF structure
-    # limits come from the topology.
+    # {"ims_bridge_queues": [{qmgr_name, queue_name}], "production_qmgrs": [{qmgr_name}],
+    # "chin_epvt": [{qmgr_name, chin_epvt_mb}]}; CF structure limits come from the topology.
     site: dict[str, list[dict]] = field(default_factory=dict)
 
     def mutate(self, qmgr_interval: QmgrInterval) -> None:
@@ -970,6 +978,20 @@ class _Planner:
                 _set_task_busy(qi.structures["QCTSSL"], 0, busy)
 
             how = f"SSL task 0 busy {busy:.0%} of the interval: channels bound to it wait"
+        elif rule == "CHIN09":
+            declared = {c["qmgr_name"]: c["chin_epvt_mb"] for c in self.out.site.get("chin_epvt", [])}
+            epvt_mb = declared.get(qm.name, CHIN09_SITE_EPVT_MB)
+            if qm.name not in declared:
+                self.out.site.setdefault("chin_epvt", []).append({"qmgr_name": qm.name, "chin_epvt_mb": epvt_mb})
+            used_mb = chin09_storage_mb(epvt_mb)
+
+            def fn(qi):
+                qi.structures["QCCT"]["QCCTSTUS"][0] = used_mb
+
+            how = (
+                f"{used_mb:,} MB of 31-bit storage in use of the {epvt_mb:,} MB EPVT the site declares: the scavenger "
+                "runs and large buffers may not be obtained"
+            )
         else:  # CHIN08
             share = (p["CHIN08"]["warning"] + 5) / 100
 
@@ -1581,6 +1603,10 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN03', 'min_volume'):g} and >= {threshold('CHIN03', 'channel_skew_factor'):g} x the median; "
         f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
         "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
+        "CHIN09": "QCCTSTUS is MB (as CSQX004I reports it); the site declares the injected channel initiators' EPVT "
+        f"size (site_config.chin_epvt); 100 x QCCTSTUS / EPVT {threshold_text('CHIN09', 'warning')} (critical "
+        f"{threshold_text('CHIN09', 'critical')}); without a declared EPVT, MP16's planning value "
+        f"{threshold('CHIN09', 'planning_epvt_mb'):g} MB",
         "CHIN11": "per channel (name, connection, remote queue manager) and accounting interval, its QCST blocks "
         "summed; sender, server and cluster sender channels moving at least "
         f"{threshold('CHIN11', 'min_msgs_per_second'):g} message a second; warning when the channel carried "
@@ -1589,6 +1615,6 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold_text('CHIN16', 'warning')} with the median of their messages at most "
         f"{threshold('CHIN16', 'max_median_msgs'):g}",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
-        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
+        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, CHIN09, "
         "CHIN11-CHIN17 (see expected_firings, computed from the written values)",
     }

@@ -7,6 +7,23 @@ import numpy as np
 from ..config import US_PER_S
 from ..topology import QueueManager
 
+# 31-bit storage of a channel initiator's tasks and channels (MP16 "Channel initiator task storage
+# usage" (ch. 3, p. 110): adapter 223 KB, dispatcher 248 KB, SSL task 1.3 MB; "How many channels can a
+# channel initiator support?" (ch. 3, p. 110): about 90 KB a channel with 1 KB messages).
+TASK_STORAGE_KB = {"adapter": 223, "dispatcher": 248, "ssl": 1331}
+CHANNEL_STORAGE_KB = 90
+
+
+def chin_storage_mb(qm: QueueManager, base_mb: int) -> int:
+    """QCCTSTUS: the channel initiator's 31-bit storage in MB (as CSQX004I reports it): a base for
+    its code and pools, its tasks and its channels."""
+    tasks_kb = (
+        qm.adapters * TASK_STORAGE_KB["adapter"]
+        + qm.dispatchers * TASK_STORAGE_KB["dispatcher"]
+        + qm.ssl_tasks * TASK_STORAGE_KB["ssl"]
+    )
+    return base_mb + round((tasks_kb + qm.channels * CHANNEL_STORAGE_KB) / 1024)
+
 
 def channel_initiator_statistics(
     qm: QueueManager, queue_columns: dict, rng: np.random.Generator, start: int, seconds: int
@@ -24,7 +41,7 @@ def channel_initiator_statistics(
         "QCCTMXAC": one(1000),
         "QCCTMXTP": one(2000),
         "QCCTMXLU": one(200),
-        "QCCTSTUS": one(int(rng.integers(150_000, 350_000))),
+        "QCCTSTUS": one(chin_storage_mb(qm, base_mb=int(rng.integers(8, 16)))),
         "QCCTSTAB": one(int(rng.integers(50, 400)) << 20),
         "QCCTSLIM": one(2 << 30),
     }
