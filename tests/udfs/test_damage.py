@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mqsmf import read_file
 from mqsmf.framing import frame
 
-from .smf_samples import sample, to_bdw, to_nordw
+from .smf_samples import rdw_segments, sample, to_bdw, to_nordw
 
 CONVERT = {"rdw": lambda d: d, "bdw": to_bdw, "nordw": to_nordw}
 
@@ -86,9 +86,45 @@ def test_bit_flips(name, framing, data):
 @given(name=st.sampled_from(["TEST115", "TESTCHL"]), framing=st.sampled_from(["rdw", "bdw", "nordw"]), data=st.data())
 def test_truncation(name, framing, data):
     raw, _, _ = pristine(name, framing)
-    cut = data.draw(st.integers(1, len(raw) - 1))
+    complete = complete_prefixes(name, framing)
+    # Cuts at a record (BDW: block) boundary are drawn as often as any other: a file cut there is
+    # a complete, shorter dump, and the reader must not call it damaged.
+    anywhere = st.integers(1, len(raw) - 1)
+    cut = data.draw(st.one_of(anywhere, st.sampled_from(sorted(complete))) if complete else anywhere)
     report = check_survivors(name, framing, raw[:cut], lambda s, e: e > cut)
-    assert report.quarantine, "a cut file must report its incomplete tail"
+    if cut in complete:
+        assert not report.quarantine, f"a dump cut at the boundary {cut} is whole: {report.quarantine[:1]}"
+    else:
+        assert report.quarantine, "a cut file must report its incomplete tail"
+
+
+@cache
+def complete_prefixes(name: str, framing: str) -> frozenset[int]:
+    """The lengths (short of the whole file) at which a cut leaves a well-formed dump, worked out from
+    the RDW segments' descriptors, apart from the reader: after a segment that ends its logical
+    record (SDW flag 0 = whole, 2 = last); BDW: only where that is also a block's end; NORDW: the
+    sums of the logical records' lengths without their descriptor words."""
+    segments = rdw_segments(sample(name).read_bytes())
+    ends_record = [seg[2] & 1 == 0 for seg in segments]
+    if framing == "bdw":
+        cuts, end, blocks = [], 0, to_bdw(sample(name).read_bytes())
+        seen = 0
+        while end < len(blocks):
+            block_end = end + int.from_bytes(blocks[end : end + 2], "big")
+            p = end + 4
+            while p < block_end:
+                p += int.from_bytes(blocks[p : p + 2], "big")
+                seen += 1
+            end = block_end
+            if ends_record[seen - 1]:
+                cuts.append(end)
+    else:
+        cuts, total = [], 0
+        for seg, last in zip(segments, ends_record, strict=True):
+            total += len(seg) - (4 if framing == "nordw" else 0)
+            if last:
+                cuts.append(total)
+    return frozenset(c for c in cuts if 0 < c < len(CONVERT[framing](sample(name).read_bytes())))
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -117,3 +153,13 @@ def test_truncated_spanned_record_is_reported():
     reasons = [q.reason for q in report.quarantine]
     assert any("spanned" in r or "truncated" in r for r in reasons), reasons
     assert report.quarantine[0].offset == start
+
+
+def test_a_sane_looking_rdw_in_swallowed_bytes_does_not_hide_the_records_there():
+    """Bytes 1,024-3,054 of TESTCHL cut out: the record at 1,010 keeps its RDW length (5,540), which
+    now reaches into the record once at 8,580, where X'002C0000' and a 1900 packed date look like a
+    whole RDW. The records the long length swallows (from 4,520 on) must be read, the damaged one
+    quarantined (found by hypothesis)."""
+    raw, _, _ = pristine("TESTCHL", "rdw")
+    report = check_survivors("TESTCHL", "rdw", raw[:1024] + raw[3054:], lambda s, e: s < 3054 and e > 1024, 3054, -2030)
+    assert [(q.offset, q.length) for q in report.quarantine] == [(1010, 4520 - 1010)]

@@ -259,6 +259,25 @@ def _chain_ok(b, q: int, n: int) -> bool:
 def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
     n = len(b) if n is None else n
     out = _Builder("rdw", base)
+
+    def two_boundaries(q: int) -> bool:
+        # A record is accepted when the next two boundaries hold: one sane-looking RDW inside
+        # damaged data (X'002C0000' and a 1900 date) is common enough to swallow good records.
+        # The second boundary is the next record's first, so each RDW is checked once.
+        nonlocal known_rdw
+        if q == n:
+            return True
+        if q != known_rdw and not _rdw_ok(b, q, n, n):
+            return _tail_is_short(b, q, n)
+        after = q + _u16(b, q)
+        if after == n:
+            return True
+        if _rdw_ok(b, after, n, n):
+            known_rdw = after
+            return True
+        return _tail_is_short(b, after, n)
+
+    known_rdw = -1  # a position whose RDW _rdw_ok has already passed
     p = 0
     while p < n:
         if n - p < RDW:
@@ -267,9 +286,9 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
             out.bad(p, n - p, f"{n - p} stray bytes at end of file (too short for an RDW)")
             break
         length = _u16(b, p)
-        if _rdw_ok(b, p, n, n):
+        if p == known_rdw or _rdw_ok(b, p, n, n):
             nxt = p + length
-            if nxt == n or _rdw_ok(b, nxt, n, n) or _tail_is_short(b, nxt, n):
+            if two_boundaries(nxt):
                 out.segment(b, p, length)
                 p = nxt
                 continue
