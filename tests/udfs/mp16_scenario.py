@@ -89,6 +89,10 @@ GENERATED = (
     "CHIN15@QM01#6",
     "CHIN16@QM03#5",
     "CHIN17@QM04#7",
+    # Supplementary rules (not MP16): the storage manager (QSST).
+    "SUP01@QM01#5",
+    "SUP02@QM02#3",
+    "SUP03@QM03#6",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

@@ -12,7 +12,8 @@ with
 
 advisories as (
     {%- for component in [
-        'buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2', 'accounting', 'chin', 'channel_accounting'
+        'buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2', 'accounting', 'chin', 'channel_accounting',
+        'supplementary'
     ] %}
         select * from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
         {%- if not loop.last %}
@@ -81,7 +82,11 @@ final as (
         concat(
             rule_id, ' ', severity, ' on ', qmgr_name, ' ', replace(object_type, '_', ' '),
             case
-                when object_type in ('log', 'message_manager', 'data_manager', 'db2_manager') then ''
+                when
+                    object_type in (
+                        'log', 'message_manager', 'data_manager', 'db2_manager', 'storage_manager', 'lock_manager'
+                    )
+                    then ''
                 else concat(' ', object_name)
             end,
             ': ', observation,

@@ -87,6 +87,10 @@ SUPPORTED_RULES = (
     "CHIN15",
     "CHIN16",
     "CHIN17",
+    # Supplementary rules (not MP16).
+    "SUP01",
+    "SUP02",
+    "SUP03",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

@@ -55,6 +55,8 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     },
     "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
     "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN"},
+    # Storage manager (115/1), for the supplementary rules SUP01-SUP03.
+    "QSST": {"QSSTCRIT", "QSSTABND", "QSSTRCNZ"},
     "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC", "QESTMNUS", "QESTMLUS"},
     "QESD": {"QESDSTR", "QESDSMBU", "QESDSMBT", "QESDSMFL"},
     "Q5ST": {
@@ -359,6 +361,7 @@ class Oracle:
         self.accounting()
         self.ims_bridge()
         self.channels()
+        self.storage_manager()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -1322,6 +1325,24 @@ class Oracle:
                     "CHIN16", sev, q, "channel", n, kk, min(st[i] for i in rows), len(begun) / seconds,
                     f"starts per second {threshold_text('CHIN16', sev)}, median {median:g} messages",
                 )  # fmt: skip
+
+    # -- supplementary rules (not MP16) -------------------------------------------------------
+    def storage_manager(self) -> None:
+        """SUP01-SUP03: the storage manager's counters of the interval (QSST), each against its rule."""
+        t = self.table("QSST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        counters = (("SUP01", "QSSTCRIT"), ("SUP02", "QSSTABND"), ("SUP03", "QSSTRCNZ"))
+        for rule, field_name in counters:
+            values = _num(t, field_name)
+            for i in range(len(qm)):
+                sev = level(rule, int(values[i]))
+                if sev:
+                    self.fire(
+                        rule, sev, qm[i], "storage_manager", qm[i], k[i], st[i], int(values[i]),
+                        f"{field_name} {threshold_text(rule, sev)}",
+                    )  # fmt: skip
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

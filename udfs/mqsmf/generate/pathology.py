@@ -98,6 +98,8 @@ CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08", "CHIN0
 # MP16's planning value, so the injection is silent without the declaration).
 CHIN09_SITE_EPVT_MB = 1024
 CHANNEL_RULES = ("CHIN11", "CHIN12", "CHIN13", "CHIN14", "CHIN15", "CHIN16", "CHIN17")
+# Supplementary rules (not MP16): values of one record of the interval, by the object they judge.
+SUPPLEMENTARY_OBJECTS = {"SUP01": "storage_manager", "SUP02": "storage_manager", "SUP03": "storage_manager"}
 CHURN_CHANNEL = "WEB.SVRCONN"  # CHIN16: the SVRCONN channel whose client connections come and go
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
@@ -533,6 +535,9 @@ class _Planner:
             return
         if rule in CHANNEL_RULES:
             self.inject_channel(target, rule, qms, ks)
+            return
+        if rule in SUPPLEMENTARY_OBJECTS:
+            self.inject_supplementary(target, rule, qms, ks)
             return
         if rule == "Q01":
             cands = [([("pool", qm.index, 0, k), ("qi_q01", qm.index, k)], (qm, k)) for qm in qms for k in ks]
@@ -1003,6 +1008,37 @@ class _Planner:
             how = f"active channels reach {share:.0%} of ACTCHL: new channels may be refused"
         self.mutate(qm, k, fn)
         self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
+
+    def inject_supplementary(self, target: Target, rule: str, qms, ks) -> None:
+        """Supplementary rules (not MP16): counters of the interval's storage manager record (QSST),
+        each crossing its rule's threshold from the seed; the rest of the record stays as simulated."""
+        cands = [([("storage", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+        qm, k = self.place(target, cands, "queue manager interval (storage manager)")
+        if rule == "SUP01":
+            times = int(threshold(rule, "critical")) + 2
+
+            def fn(qi):
+                cols = qi.structures["QSST"]
+                cols["QSSTCRIT"][0] = times
+                cols["QSSTCONT"][0] = int(cols["QSSTCONT"][0]) + 3 * times  # pools contracted to free storage
+
+            how = f"the queue manager's storage became critical {times} times (short on storage)"
+        elif rule == "SUP02":
+            abends = int(threshold(rule, "critical")) + 1
+
+            def fn(qi):
+                qi.structures["QSST"]["QSSTABND"][0] = abends
+
+            how = f"{abends} abend(s) for lack of storage"
+        else:
+            failed = int(threshold(rule, "warning")) + 25
+
+            def fn(qi):
+                qi.structures["QSST"]["QSSTRCNZ"][0] = failed
+
+            how = f"{failed} GETMAIN / FREEMAIN requests ended with a non-zero return code"
+        self.mutate(qm, k, fn)
+        self.record_injection(rule, qm, SUPPLEMENTARY_OBJECTS[rule], qm.name, k, how)
 
     def inject_structure_backlog(self, target: Target, qms, ks) -> None:
         """CF15: a backlog on one shared queue of an application structure, on one queue manager in
@@ -1614,7 +1650,9 @@ def rule_assumptions(scenario) -> dict:
         "CHIN16": "per channel name and interval: instances whose QCSTSTRT lies in the interval, per second, "
         f"{threshold_text('CHIN16', 'warning')} with the median of their messages at most "
         f"{threshold('CHIN16', 'max_median_msgs'):g}",
+        "SUP": "supplementary rules (not MP16): SUP01-SUP03 on each queue manager's storage manager record (QSST) "
+        "of the interval, object storage_manager named by the queue manager",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
         "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, CHIN09, "
-        "CHIN11-CHIN17 (see expected_firings, computed from the written values)",
+        "CHIN11-CHIN17, SUP01-SUP03 (see expected_firings, computed from the written values)",
     }
