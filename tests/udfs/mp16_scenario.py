@@ -27,8 +27,9 @@ CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
 
 # RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
-# The configuration rules (BP12, CF06, CF08, CF15, Q09) fire with the site settings the manifest declares
-# (mqsmf.generate.site_config_vars), which the test passes to dbt.
+# The configuration rules (BP12, CF06, CF08, CF15, LOG15, Q09; BP14 with the page set write rate) fire
+# with the site settings the manifest declares (mqsmf.generate.site_config_vars), which the test passes
+# to dbt.
 GENERATED = (
     "BP01@QM01:1#2",
     "BP02@QM02:1#3",
@@ -38,12 +39,14 @@ GENERATED = (
     "BP06@QM02:0#6",
     "BP12@QM02:1#4",
     "BP13@QM04:2#1",
+    "BP14@QM03:2#5",  # an interval with a checkpoint of its own (a forced one would move LOG03)
     "BP15@QM01:0#6",
     "BP16@QM03:99#3",
     "Q02@QM04:1#3",
     "LOG01@QM01#1",
     "LOG02@QM02#2",
     "LOG03@QM03#1",
+    "LOG15@QM01#5",  # not QM02: its LOG08 regression leaves copy 1 with almost only multi-CI writes
     "CF01@QM01:APPL1#2",
     "CF02@QM02:CSQ_ADMIN#3",
     "CF03@QM03:APPL2#4",

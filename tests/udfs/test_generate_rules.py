@@ -130,15 +130,17 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
             assert f["object_name"] == inj["object_name"], f
 
 
-CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "Q09")
+CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "LOG15", "Q09")
 
 
 def test_configuration_rules_need_the_site_settings(tmp_path):
-    """BP12, CF06, CF08, CF15 and Q09 judge what SMF does not record (production or not, structure
-    limits and SIZE, IMS bridge queues):
+    """BP12, CF06, CF08, CF15, LOG15 and Q09 judge what SMF does not record (production or not,
+    structure limits and SIZE, unstriped logs, IMS bridge queues):
     with the settings the generated site declares they fire where injected; without them the
-    oracle, like the advisories, says nothing. site_config_vars turns the settings into dbt vars."""
-    sc = plan_scenario(_only("CF06", inject=tuple(Target(r) for r in CONFIGURATION_RULES)))
+    oracle, like the advisories, says nothing. BP14 judges its checkpoint burst at the page set
+    write rate the site declares (a third of MP16's default: warning), else at MP16's default
+    (the same burst is then info). site_config_vars turns the settings into dbt vars."""
+    sc = plan_scenario(_only("CF06", inject=tuple(Target(r) for r in (*CONFIGURATION_RULES, "BP14"))))
     path = tmp_path / "site.dat"
     manifest = write_scenario(sc, str(path))
     tables, _ = decode(path)
@@ -148,7 +150,12 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     assert not {f["rule_id"] for f in unconfigured} & set(CONFIGURATION_RULES)
     configured = {(f["rule_id"], f["qmgr"], f["object_name"], f["interval"]) for f in firings_of_file(sc, path)}
     injected = {(i["rule_id"], i["qmgr"], i["object_name"], i["interval"]) for i in manifest["injected"]}
-    assert len(injected) == len(CONFIGURATION_RULES) and injected <= configured
+    assert len(injected) == len(CONFIGURATION_RULES) + 1 and injected <= configured
+    (bp14,) = [i for i in manifest["injected"] if i["rule_id"] == "BP14"]
+    at_default = [f for f in unconfigured if f["rule_id"] == "BP14"]
+    assert bp14["severity"] == "warning" and [(f["qmgr"], f["object_name"], f["severity"]) for f in at_default] == [
+        (bp14["qmgr"], bp14["object_name"], "info")
+    ]
     variables = site_config_vars(manifest)
     (q09,) = [i for i in manifest["injected"] if i["rule_id"] == "Q09"]
     assert variables["mp16_queue_config"] == [
@@ -165,7 +172,12 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
         }
     ]
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
-    assert variables["mp16_queue_manager_config"] == [{"qmgr_name": bp12["qmgr"], "is_production": True}]
+    (log15,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG15"]
+    assert variables["mp16_queue_manager_config"] == [
+        {"qmgr_name": bp12["qmgr"], "is_production": True},
+        {"qmgr_name": bp14["qmgr"], "page_set_write_mb_per_sec": 100.0},  # MP16's 300 MB/s default / 3
+        {"qmgr_name": log15["qmgr"], "is_log_striped": False},
+    ]
 
 
 def test_chin09_divides_by_the_declared_epvt_else_by_mp16s_planning_value(tmp_path):

@@ -66,6 +66,7 @@ OVERRIDDEN_MODELS = (
     "int_mp16__buffer_pool_advisories",
     "int_mp16__cf_advisories",
     "int_mp16__queue_advisories",
+    "int_mp16__log_advisories",
     "fct_mp16_advisories",
 )
 # Configuration rules: evaluated only with the site settings the scenarios declare (vars below).
@@ -74,6 +75,7 @@ CONFIGURATION_RULES = {
     "CF06": "mp16_cf_structure_config",
     "CF08": "mp16_cf_structure_config",
     "CF15": "mp16_cf_structure_config",
+    "LOG15": "mp16_queue_manager_config",
     "Q09": "mp16_queue_config",
 }
 
@@ -114,9 +116,10 @@ def built(spark, dbt, tmp_path_factory):
         "raw_schema": f"{SCHEMA}_raw",
         # The generated sites' settings (pool roles, CF structure limits, IMS bridge queues).
         **{name: site[0][name] + site[1][name] for name in site[0]},
-        # Every clean queue manager is declared production: BP12 is judged there, and stays silent.
+        # Every clean queue manager is declared production, its active logs not striped: BP12 and
+        # LOG15 are judged there, and stay silent.
         "mp16_queue_manager_config": site[0]["mp16_queue_manager_config"]
-        + [{"qmgr_name": q["name"], "is_production": True} for q in clean_manifest["qmgrs"]],
+        + [{"qmgr_name": q["name"], "is_production": True, "is_log_striped": False} for q in clean_manifest["qmgrs"]],
         # The planted full page set cannot expand: PS03's critical escalation (SMF does not say).
         "mp16_page_set_config": [{"qmgr_name": "QM03", "page_set_id": PS03_NO_EXPANSION, "expand_method": "NONE"}],
     }
@@ -547,8 +550,11 @@ def test_threshold_overrides_change_the_outcome(built):
     assert len(cf03_before) == 2 and (cf03_before.severity == "critical").all()
     assert sorted(cf03_after.index) == sorted(cf03_before.index)
     assert (cf03_after.severity == "warning").all() and (cf03_after.threshold_value == 5).all()
-    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17"})
-    assert firings(after[unchanged]) == firings(before[~before.rule_id.isin({"CF03", "BP09", *CONFIGURATION_RULES})])
+    # BP14 without the site's page set write rate: MP16's default (test_bp14_says_which_write_rate_it_used).
+    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17", "BP14"})
+    assert firings(after[unchanged]) == firings(
+        before[~before.rule_id.isin({"CF03", "BP09", "BP14", *CONFIGURATION_RULES})]
+    )
     # BP17's limit lowered from four pools to three: every queue manager (four pools each) fires
     # once, where the condition starts (its first interval), not in every interval.
     assert not (before.rule_id == "BP17").any()
@@ -569,9 +575,25 @@ def test_threshold_overrides_change_the_outcome(built):
     assert rules.loc["BP04", "overridden_parameters"] is None
 
 
+def test_bp14_says_which_write_rate_it_used(built):
+    """BP14 times a checkpoint's page set writes at the rate the site declares (the injected
+    scenario: a third of MP16's default on the planted queue manager, a warning); the override run
+    leaves the setting out, and the same burst at MP16's default rate is info there. Each advisory
+    says which rate applied."""
+    (planted,) = [i for i in built.manifest["injected"] if i["rule_id"] == "BP14"]
+    place = (planted["qmgr"], planted["object_name"], _interval_iso(built.manifest, planted["interval"]))
+    for frame, severity, source in (
+        (built.injected, "warning", "the page set write rate the site declares"),
+        (built.overridden.advisories, "info", "the MP16 default deferred write rate"),
+    ):
+        bp14 = frame[frame.rule_id == "BP14"]
+        assert [(r.qmgr_name, r.object_name, _iso(r.interval_start_at)) for r in bp14.itertuples()] == [place]
+        assert (bp14.severity == severity).all() and bp14.observation.str.contains(source).all(), list(bp14.observation)
+
+
 def test_configuration_rules_are_silent_without_the_site_setting(built):
-    """BP12, CF06, CF08, CF15 and Q09 fire where the injected scenario declares a production queue
-    manager, the structure limits and SIZE, and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    """BP12, CF06, CF08, CF15, LOG15 and Q09 fire where the injected scenario declares a production
+    queue manager, the structure limits and SIZE, unstriped logs and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
     leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
     dim_mp16_rule says which setting each needs."""
     assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)

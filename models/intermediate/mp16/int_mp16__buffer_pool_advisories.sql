@@ -1,4 +1,4 @@
--- MP16 buffer pool rules BP01-BP13 and BP15-BP17 on fct_buffer_pool_stats, with each
+-- MP16 buffer pool rules BP01-BP17 on fct_buffer_pool_stats, with each
 -- pool's role from dim_mp16_buffer_pool_role. Thresholds come from the seed mp16_rules (or the var
 -- mp16_thresholds) through mp16_threshold(); conventions per rule are in the seed's evaluation_notes.
 -- A pool's "previous interval" is its own previous row when that interval ends where this one
@@ -16,6 +16,10 @@
 -- BP12 needs to know which queue managers are production ones, which SMF does not record (site
 -- setting is_production, dim_mp16_queue_manager_config): a pool under pressure (BP01-BP06 fire on
 -- it) smaller than MP16's production starting point for its role; silent where not declared.
+-- BP14: the pages a pool's page sets wrote at checkpoints (QIS1CKPP) per checkpoint of the queue
+-- manager (QJSTLLCP), written at the page set write rate the site declares (site setting
+-- page_set_write_mb_per_sec) or, where it declares none, at MP16's default deferred write rate
+-- (default_page_set_write_mb_per_sec in the seed); judged only in intervals with a checkpoint.
 -- Grain: one row per rule x buffer pool x interval (BP09 and BP11: x evaluation window) that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -37,6 +41,25 @@ segments as (
 
 site_config as (
     select * from {{ ref('dim_mp16_queue_manager_config') }}
+),
+
+log_checkpoints as (
+    select
+        qmgr_name,
+        aligned_interval_end_at,
+        checkpoints
+    from {{ ref('fct_log_stats') }}
+),
+
+-- BP14: the pages each pool's page sets wrote at checkpoints in the interval.
+checkpoint_pages as (
+    select
+        qmgr_name,
+        buffer_pool_id,
+        {{ align_timestamp('interval_end_at') }} as aligned_interval_end_at,
+        cast(sum(checkpoint_page_count) as double) as checkpoint_pages
+    from {{ ref('stg_smf__qis1') }}
+    group by qmgr_name, buffer_pool_id, {{ align_timestamp('interval_end_at') }}
 ),
 
 -- BP08's QIS1 variant: the busiest page set of each pool, as the share of the interval its read,
@@ -83,6 +106,14 @@ stats as (
         pool_stats.peak_used_pct,
         page_set_busy.busiest_page_set_busy,
         page_set_busy.busiest_page_set_id,
+        checkpoint_pages.checkpoint_pages,
+        cast(log_checkpoints.checkpoints as double) as checkpoints,
+        {{ safe_divide('checkpoint_pages.checkpoint_pages', 'log_checkpoints.checkpoints') }} as pages_per_checkpoint,
+        coalesce(
+            site_config.page_set_write_mb_per_sec,
+            {{ mp16_threshold(mp16, 'BP14', 'default_page_set_write_mb_per_sec') }}
+        ) as page_set_write_mb_per_sec,
+        site_config.page_set_write_mb_per_sec is not null as is_page_set_write_rate_declared,
         cast(pool_stats.get_pages as double) as get_pages,
         cast(pool_stats.get_new_pages as double) as get_new_pages,
         cast(pool_stats.pages_read as double) as pages_read,
@@ -128,9 +159,26 @@ stats as (
             pool_stats.qmgr_name = page_set_busy.qmgr_name
             and pool_stats.buffer_pool_id = page_set_busy.buffer_pool_id
             and pool_stats.aligned_interval_end_at = page_set_busy.aligned_interval_end_at
+    left join checkpoint_pages
+        on
+            pool_stats.qmgr_name = checkpoint_pages.qmgr_name
+            and pool_stats.buffer_pool_id = checkpoint_pages.buffer_pool_id
+            and pool_stats.aligned_interval_end_at = checkpoint_pages.aligned_interval_end_at
+    left join log_checkpoints
+        on
+            pool_stats.qmgr_name = log_checkpoints.qmgr_name
+            and pool_stats.aligned_interval_end_at = log_checkpoints.aligned_interval_end_at
     window pool_history as (
         partition by pool_stats.qmgr_name, pool_stats.buffer_pool_id order by pool_stats.interval_start_at
     )
+),
+
+checkpoint_writes as (
+    select
+        *,
+        -- BP14: seconds the deferred write process needs for one checkpoint's pages (4 KB each).
+        pages_per_checkpoint * 4096 / (page_set_write_mb_per_sec * 1048576) as checkpoint_write_seconds
+    from stats
 ),
 
 levels as (
@@ -183,8 +231,9 @@ levels as (
                 and follows_previous
                 and {{ mp16_crosses(mp16, 'BP16', 'info', 'previous_page_io_per_second') }}
                 then {{ mp16_severity(mp16, 'BP16', 'page_io_per_second') }}
-        end as bp16_level
-    from stats
+        end as bp16_level,
+        {{ mp16_severity(mp16, 'BP14', 'checkpoint_write_seconds') }} as bp14_level
+    from checkpoint_writes
 ),
 
 -- BP15 needs BP04's and BP06's outcome on the same row; BP12 the rules among BP01-BP06 that fire.
@@ -312,6 +361,15 @@ per_interval as (
                 ~ " pressure (%s), below the %d MP16 starts production with', pool_role, cast(buffers as bigint),"
                 ~ " pressure_rules, cast(production_start_buffers as bigint))",
                 comparison="case when bp12_level = 'info' then '<' end"
+            ) }},
+            {{ mp16_firing(
+                'BP14', 'bp14_level', 'bp14_level', 'checkpoint_write_seconds',
+                mp16_severity_threshold(mp16, 'BP14', 'bp14_level'),
+                "format_string('%.0f pages per checkpoint (QIS1CKPP %d over QJSTLLCP %d) take %.1f s to write at"
+                ~ " %.0f MB/s (%s)', pages_per_checkpoint, cast(checkpoint_pages as bigint), cast(checkpoints as bigint),"
+                ~ " checkpoint_write_seconds, page_set_write_mb_per_sec, case when is_page_set_write_rate_declared"
+                ~ " then 'the page set write rate the site declares' else 'the MP16 default deferred write rate: the"
+                ~ " site declares none' end)"
             ) }},
             {{ mp16_firing(
                 'BP13', 'bp13_level', 'bp13_level', 'buffers', mp16_severity_threshold(mp16, 'BP13', 'bp13_level'),

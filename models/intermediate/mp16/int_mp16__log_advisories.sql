@@ -1,5 +1,5 @@
 -- MP16 log manager rules that the QJST fields support: LOG01-LOG04,
--- LOG06-LOG09, LOG11 and LOG14, on fct_log_stats with the message manager's persistent put sizes
+-- LOG06-LOG09, LOG11, LOG14 and LOG15, on fct_log_stats with the message manager's persistent put sizes
 -- (LOG02) and the site configuration (dim_mp16_queue_manager_config: DASD reference rates, active
 -- log size, archive copies). A queue manager's "previous interval" is its own previous row when
 -- that interval ends where this one starts (aligned); a queue manager's statistics "segment" is a run
@@ -15,6 +15,8 @@
 -- row, the reference column cannot be chosen and the rule is not evaluated.
 -- LOG06 skips the intervals of a queue manager's restart phase (mp16_restart_phase), LOG07 and
 -- LOG08 need min_volume log write I/Os of the kind they average.
+-- LOG15 needs to know whether the active logs are striped, which SMF does not record (site setting
+-- is_log_striped): judged only on logs the site declares not striped, on copy 1's write I/Os.
 -- CF17 (QSG capacity) fires where LOG02 fires on every member of a queue-sharing group that wrote
 -- log statistics in the interval; like LOG11 it is reported on the busiest member.
 -- Grain: one row per rule x queue manager log x interval that fires.
@@ -84,6 +86,7 @@ stats as (
         site_config.log_reference_mb_per_sec_1mb,
         site_config.active_log_mb,
         site_config.archive_copies,
+        site_config.is_log_striped,
         coalesce(
             lag(log_stats.aligned_interval_end_at) over log_history = log_stats.aligned_interval_start_at, false
         ) as follows_previous,
@@ -194,7 +197,9 @@ measures as (
                 when copy2_single_ci_ios >= {{ mp16_threshold(mp16, 'LOG08', 'min_volume') }}
                     then copy2_single_ci_avg_io_us
             end
-        ) as single_ci_avg_io_us
+        ) as single_ci_avg_io_us,
+        -- LOG15: the share of copy 1's log write I/Os that write more than one CI.
+        {{ safe_divide('copy1_multi_ci_ios', 'copy1_single_ci_ios + copy1_multi_ci_ios') }} as multi_ci_write_share
     from derived
 ),
 
@@ -228,7 +233,13 @@ levels as (
                 then {{ mp16_severity(mp16, 'LOG08', 'single_ci_avg_io_us') }}
         end as log08_level,
         case when is_dual_logging then {{ mp16_severity(mp16, 'LOG09', 'serial_write_share') }} end as log09_level,
-        case when is_dual_logging then {{ mp16_severity(mp16, 'LOG14', 'log_utilisation') }} end as log14_level
+        case when is_dual_logging then {{ mp16_severity(mp16, 'LOG14', 'log_utilisation') }} end as log14_level,
+        case
+            when
+                not is_log_striped
+                and copy1_single_ci_ios + copy1_multi_ci_ios >= {{ mp16_threshold(mp16, 'LOG15', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'LOG15', 'multi_ci_write_share') }}
+        end as log15_level
     from measures
 ),
 
@@ -297,6 +308,13 @@ per_queue_manager as (
                 'LOG14', 'log14_level', 'log14_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG14', 'log14_level'),
                 "format_string('dual logging while the log runs at %.0f %% of its reference rate (%.1f MB/s)',"
                 ~ " 100 * log_utilisation, log_write_mb_per_sec)"
+            ) }},
+            {{ mp16_firing(
+                'LOG15', 'log15_level', 'log15_level', 'multi_ci_write_share',
+                mp16_severity_threshold(mp16, 'LOG15', 'log15_level'),
+                "format_string('%d of %d log write I/Os (copy 1) wrote more than one CI (%.0f %%) on active logs the"
+                ~ " site declares not striped', cast(copy1_multi_ci_ios as bigint),"
+                ~ " cast(copy1_single_ci_ios + copy1_multi_ci_ios as bigint), 100 * multi_ci_write_share)"
             ) }}
     {% endcall %}
 ),

@@ -1,14 +1,15 @@
 -- Site configuration the MP16 rules need per queue manager (seed site_config_queue_managers plus
 -- the var mp16_queue_manager_config): log DASD model and its MP16 reference log rates (seed
 -- site_config_log_dasd_rates), active log size, archive copies, EXPRYINT, dead-letter queue,
--- production or not (BP12), the channel initiator's EPVT size (CHIN09). Each
+-- production or not (BP12), the channel initiator's EPVT size (CHIN09), the page set deferred write
+-- rate (BP14), log striping (LOG15). Each
 -- setting comes from the most specific row that sets it (queue manager named before '*'; a var row
 -- before a seed row).
 -- Grain: one row per queue manager.
 {%- set settings = {
     'log_dasd_model': 'string', 'active_log_mb': 'double', 'archive_copies': 'int',
     'expiry_interval_seconds': 'int', 'dead_letter_queue': 'string', 'is_production': 'boolean',
-    'chin_epvt_mb': 'double',
+    'chin_epvt_mb': 'double', 'page_set_write_mb_per_sec': 'double', 'is_log_striped': 'boolean',
 } %}
 
 with
@@ -68,6 +69,8 @@ final as (
         chosen.dead_letter_queue,
         chosen.is_production,
         chosen.chin_epvt_mb,
+        chosen.page_set_write_mb_per_sec,
+        chosen.is_log_striped,
         chosen.configuration_rows
     from chosen
     left join dasd_rates on upper(trim(chosen.log_dasd_model)) = upper(dasd_rates.dasd_model)

@@ -13,9 +13,11 @@ the advisories make.
 Conventions where the rules document leaves a choice are in ``pathology.rule_assumptions`` and
 the manifest's ``rule_assumptions``.
 
-The configuration rules (BP12, CF06, CF08, Q09) also need what a site declares and SMF does not record
+The configuration rules (BP12, BP14, CF06, CF08, CF15, LOG15, Q09) also need what a site declares and SMF does not record
 (``SiteConfig``: the structure limits the topology was built with, the queues an injection made
-IMS bridge queues, the queue managers an injection declared production); without it they are silent, as the advisories are without the setting.
+IMS bridge queues, the queue managers an injection declared production, their page set write rates
+and unstriped logs); without it they are silent (BP14: judged at MP16's default rate), as the
+advisories are without the setting.
 CHIN09 divides by the EPVT size an injection declared, else by MP16's planning value (a parameter of the
 rule in the seed), as the advisories do."""
 
@@ -53,7 +55,17 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QPSTLOC",
         "QPSTF4KB",
     },
-    "QJST": {"QJSTWTB", "QJSTBFFL", "QJSTWRW", "QJSTWRNW", "QJSTWRF", "QJSTLLCP"},
+    "QJST": {
+        "QJSTWTB",
+        "QJSTBFFL",
+        "QJSTWRW",
+        "QJSTWRNW",
+        "QJSTWRF",
+        "QJSTLLCP",
+        "QJSTIO_0_0_QJSTIOCOUNT",
+        "QJSTIO_0_1_QJSTIOCOUNT",
+    },
+    "QIS1": {"QIS1BPNO", "QIS1CKPP"},
     "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN"},
     # Storage manager (115/1), for the supplementary rules SUP01-SUP03.
     "QSST": {"QSSTCRIT", "QSSTABND", "QSSTRCNZ"},
@@ -237,15 +249,18 @@ def threshold_text(rule: str, severity: str) -> str:
 class SiteConfig:
     """The site settings the configuration rules read: CF structure limits
     {(qsg, structure): (entries max, elements max)} (CF06, CF08) and SIZE in MB (CF15), IMS bridge queues
-    {(qmgr, queue)} (Q09), production queue managers (BP12) and the EPVT size of channel initiators
-    {qmgr: MB} (CHIN09, which uses MP16's planning value where none is declared). Empty: those rules
-    are not judged."""
+    {(qmgr, queue)} (Q09), production queue managers (BP12), the EPVT size of channel initiators
+    {qmgr: MB} (CHIN09, which uses MP16's planning value where none is declared), page set write rates
+    in MB/s (BP14; MP16's default where none is declared) and queue managers whose active logs are not
+    striped (LOG15). Empty: those rules are not judged (CHIN09 and BP14 at MP16's values)."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
     ims_bridge_queues: frozenset[tuple[str, str]] = frozenset()
     production_qmgrs: frozenset[str] = frozenset()
     chin_epvt_mb: dict[str, float] = field(default_factory=dict)
+    page_set_write_mb_per_sec: dict[str, float] = field(default_factory=dict)  # {qmgr: MB/s} (BP14)
+    unstriped_log_qmgrs: frozenset[str] = frozenset()  # LOG15
 
 
 def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
@@ -351,6 +366,8 @@ class Oracle:
         self.buffer_pools()
         self.production_pool_size()
         self.log()
+        self.checkpoint_write_bursts()
+        self.log_striping()
         self.cf()
         self.cf_capacity()
         self.cf_sizing()
@@ -550,6 +567,59 @@ class Oracle:
                     "CF17", sev, busiest, "queue_sharing_group", qsg, kk, start, share,
                     f"share of members at LOG02 >= warning {threshold_text('CF17', sev)}",
                 )  # fmt: skip
+
+    def checkpoint_write_bursts(self) -> None:
+        """BP14: in each interval with a checkpoint, the bytes a pool's page sets wrote at checkpoints
+        (QIS1CKPP pages of 4 KB) for one checkpoint (QJSTLLCP), timed at the page set write rate the
+        site declares for the queue manager, MP16's default rate where it declares none."""
+        s, j = self.table("QIS1"), self.table("QJST")
+        if s is None or j is None:
+            return
+        checkpoints = {
+            (q, int(kk)): int(c) for q, kk, c in zip(_str(j, "qmgr"), self._k(j), _num(j, "QJSTLLCP"), strict=True)
+        }
+        written: dict[tuple, list] = {}  # (qmgr, pool, interval) -> [checkpoint bytes, interval start]
+        rows = zip(
+            _str(s, "qmgr"),
+            self._k(s),
+            _num(s, "QIS1BPNO"),
+            _num(s, "QIS1CKPP"),
+            _num(s, "interval_start"),
+            strict=True,
+        )
+        for q, kk, pool, pages, start in rows:
+            entry = written.setdefault((q, int(pool), int(kk)), [0, start])
+            entry[0] += 4096 * int(pages)
+        default = self.p["BP14"]["default_page_set_write_mb_per_sec"]
+        for (q, pool, kk), (checkpoint_bytes, start) in written.items():
+            taken = checkpoints.get((q, kk), 0)
+            if not taken:
+                continue
+            rate = self.site.page_set_write_mb_per_sec.get(q, default)
+            seconds = checkpoint_bytes / taken / (rate * 2**20)
+            sev = level("BP14", seconds)
+            if sev:
+                text = f"checkpoint write seconds at {rate:g} MB/s {threshold_text('BP14', sev)}"
+                self.fire("BP14", sev, q, "buffer_pool", pool, kk, start, seconds, text)
+
+    def log_striping(self) -> None:
+        """LOG15: on the queue managers whose active logs the site declares not striped, copy 1's
+        multi-CI log write I/Os as a share of all its log write I/Os (at least min_volume of them)."""
+        t = self.table("QJST")
+        if t is None or not self.site.unstriped_log_qmgrs:
+            return
+        log15 = self.p["LOG15"]
+        single, multi = _num(t, "QJSTIO_0_0_QJSTIOCOUNT"), _num(t, "QJSTIO_0_1_QJSTIOCOUNT")
+        for q, kk, start, one, many in zip(
+            _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), single, multi, strict=True
+        ):
+            writes = int(one) + int(many)
+            if q not in self.site.unstriped_log_qmgrs or writes < log15["min_volume"]:
+                continue
+            sev = level("LOG15", int(many) / writes)
+            if sev:
+                text = f"multi-CI share of copy 1's log writes {threshold_text('LOG15', sev)}, logs not striped"
+                self.fire("LOG15", sev, q, "queue_manager", q, kk, start, int(many) / writes, text)
 
     def qsg_of(self) -> dict[str, str]:
         """Queue-sharing group of each queue manager, from its records' headers or its shared queues."""
@@ -1417,6 +1487,11 @@ def site_of(scenario) -> SiteConfig:
         ),
         production_qmgrs=frozenset(q["qmgr_name"] for q in scenario.planned.site.get("production_qmgrs", [])),
         chin_epvt_mb={c["qmgr_name"]: float(c["chin_epvt_mb"]) for c in scenario.planned.site.get("chin_epvt", [])},
+        page_set_write_mb_per_sec={
+            r["qmgr_name"]: r["page_set_write_mb_per_sec"]
+            for r in scenario.planned.site.get("page_set_write_rates", [])
+        },
+        unstriped_log_qmgrs=frozenset(q["qmgr_name"] for q in scenario.planned.site.get("unstriped_logs", [])),
     )
 
 

@@ -166,6 +166,23 @@ def cf15_backlog_bytes(size_mb: float) -> int:
     return int((p["warning"] + 0.1) * size_mb * 2**20 / p["overhead_factor"])
 
 
+def bp14_page_set_write_mb_per_s() -> float:
+    """Page set write rate BP14's site declares: a third of MP16's default deferred write rate (the
+    slower DASD MP16 describes)."""
+    return threshold("BP14", "default_page_set_write_mb_per_sec") / 3
+
+
+def bp14_pages_per_checkpoint(mb_per_s: float) -> int:
+    """Pages per checkpoint of BP14's injection: a write burst a quarter above the warning level at
+    the page set write rate."""
+    return math.ceil(1.25 * threshold("BP14", "warning") * mb_per_s * 2**20 / 4096)
+
+
+def log15_multi_ci_share() -> float:
+    """Share of the log write I/Os LOG15's injection makes multi-CI: 25 points above the threshold."""
+    return threshold("LOG15") + 0.25
+
+
 def cf06_used_share() -> float:
     """Share of a structure's entries and elements CF06's injection fills: 5 points above the
     warning level (below the critical one)."""
@@ -532,6 +549,12 @@ class _Planner:
             return
         if rule == "CF15":
             self.inject_structure_backlog(target, qms, ks)
+            return
+        if rule == "BP14":
+            self.inject_checkpoint_burst(target, qms, ks)
+            return
+        if rule == "LOG15":
+            self.inject_multi_ci_log_writes(target, qms, ks)
             return
         if rule in CHANNEL_RULES:
             self.inject_channel(target, rule, qms, ks)
@@ -1068,6 +1091,72 @@ class _Planner:
             f"{structure_size_mb(entries, elements):,.0f} MB SIZE (declared by the site)"
         )
         self.record_injection("CF15", qm, "cf_structure", names[s], k, how, queue=str(qm.queues.name[q]))
+
+    def inject_checkpoint_burst(self, target: Target, qms, ks) -> None:
+        """BP14: the site declares a page set write rate (bp14_page_set_write_mb_per_s); in one
+        interval, with at least one checkpoint (forced if the log would take none), a pool's page
+        sets write so many pages per checkpoint that the deferred write burst takes a quarter longer
+        than the warning level."""
+        cands = [
+            ([("pool", qm.index, pool, k), ("log", qm.index, k)], (qm, pool, k))
+            for qm in qms
+            for pool in self.pool_for(qm, target, (ROLE_LONG, ROLE_SHORT, ROLE_OTHER))
+            if pool in set(qm.pageset_pool.tolist())
+            for k in ks
+        ]
+        qm, pool, k = self.place(target, cands, "buffer pool with page sets")
+        rate = bp14_page_set_write_mb_per_s()
+        per_checkpoint = bp14_pages_per_checkpoint(rate)
+        self.effects.checkpoint.setdefault((k, qm.index), 1)
+
+        def fn(qi, pool=pool):
+            cols = qi.structures["QIS1"]
+            mine = np.nonzero(np.asarray(cols["QIS1BPNO"]) == pool)[0]
+            total = per_checkpoint * int(qi.structures["QJST"]["QJSTLLCP"][0])
+            for n, i in enumerate(mine):  # shared out over the pool's page sets
+                cols["QIS1CKPP"][i] = total // len(mine) + (total % len(mine) if n == 0 else 0)
+                cols["QIS1DWPP"][i] = max(int(cols["QIS1DWPP"][i]), int(cols["QIS1CKPP"][i]))
+
+        self.mutate(qm, k, fn)
+        self.out.site.setdefault("page_set_write_rates", []).append(
+            {"qmgr_name": qm.name, "page_set_write_mb_per_sec": rate}
+        )
+        how = (
+            f"{per_checkpoint:,} pages written per checkpoint from the pool's page sets, at the {rate:g} MB/s page set "
+            "write rate the site declares"
+        )
+        self.record_injection("BP14", qm, "buffer_pool", str(pool), k, how)
+
+    def inject_multi_ci_log_writes(self, target: Target, qms, ks) -> None:
+        """LOG15: the site declares a queue manager's active logs not striped; in one interval most
+        of its log write I/Os write more than one CI (large messages), each kind at its own average
+        I/O time, the CIs written unchanged."""
+        cands = [([("log", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+        qm, k = self.place(target, cands, "queue manager interval")
+        share = log15_multi_ci_share()
+
+        def fn(qi):
+            cols = qi.structures["QJST"]
+            for copy in (0, 1):
+                single, multi = f"QJSTIO_{copy}_0_", f"QJSTIO_{copy}_1_"
+                ios = int(cols[single + "QJSTIOCOUNT"][0]) + int(cols[multi + "QJSTIOCOUNT"][0])
+                if not ios:
+                    continue
+                cis = int(cols[single + "QJSTIOCI"][0]) + int(cols[multi + "QJSTIOCI"][0])
+                multi_ios = math.ceil(share * ios)
+                for prefix, count, control_intervals in (
+                    (single, ios - multi_ios, ios - multi_ios),
+                    (multi, multi_ios, cis - (ios - multi_ios)),
+                ):
+                    before = max(1, int(cols[prefix + "QJSTIOCOUNT"][0]))
+                    for total in ("QJSTIOTOTIO", "QJSTIOTOTSUS"):
+                        cols[prefix + total][0] = int(cols[prefix + total][0]) * count // before
+                    cols[prefix + "QJSTIOCOUNT"][0], cols[prefix + "QJSTIOCI"][0] = count, control_intervals
+
+        self.mutate(qm, k, fn)
+        self.out.site.setdefault("unstriped_logs", []).append({"qmgr_name": qm.name})
+        how = f"{share:.0%} of the log write I/Os write more than one CI on active logs the site declares not striped"
+        self.record_injection("LOG15", qm, "queue_manager", qm.name, k, how)
 
     def inject_production_pool(self, target: Target, qms, ks) -> None:
         """BP12: the site declares a queue manager production; one of its SHORT pools, altered down
@@ -1615,6 +1704,13 @@ def rule_assumptions(scenario) -> dict:
         "OTHER, UNKNOWN) of seeds/mp16_rules.csv; warning for pool 0 at or below the escalation threshold",
         "CF06": "every structure's limits (entries_max, elements_max of cf_structures) are declared by the site; "
         f"fires when entries or elements in use reach {threshold_text('CF06', 'info')} % of them",
+        "BP14": "per pool and interval with a checkpoint: QIS1CKPP of its page sets / QJSTLLCP pages of 4 KB, written "
+        "at the page set write rate the site declares (site_config.page_set_write_rates) or else MP16's default "
+        f"(default_page_set_write_mb_per_sec of seeds/mp16_rules.csv); fires at {threshold_text('BP14', 'info')} s, "
+        f"warning at {threshold_text('BP14', 'warning')} s",
+        "LOG15": "on a queue manager whose active logs the site declares not striped (site_config.unstriped_logs): "
+        "copy 1's multi-CI log write I/Os over all its log write I/Os (QJSTIO counts) "
+        f"{threshold_text('LOG15', 'info')}, with at least {threshold('LOG15', 'min_volume'):g} I/Os",
         "CF15": "SIZE of each structure as the site declares it (mp16_oracle.structure_size_mb: its elements and "
         "entries at 256 bytes); a queue manager's peak depths of the structure's shared queues in CF storage "
         "(mp16_oracle.cf_message_bytes with CF15's parameters; unknown size, QQSTMSAV 0: the smallest entry) "
@@ -1652,7 +1748,7 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN16', 'max_median_msgs'):g}",
         "SUP": "supplementary rules (not MP16): SUP01-SUP03 on each queue manager's storage manager record (QSST) "
         "of the interval, object storage_manager named by the queue manager",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12, BP13, BP15, BP16, LOG01-LOG03, "
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG15, "
         "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, CHIN09, "
         "CHIN11-CHIN17, SUP01-SUP03 (see expected_firings, computed from the written values)",
     }
