@@ -92,6 +92,8 @@ GENERATED = (
     "CHIN15@QM01#6",
     "CHIN16@QM03#5",
     "CHIN17@QM04#7",
+    "LOG10@QM04#5",  # the QSG's quietest log, doubled: LOG11's spread across the members stays below 1.5
+    "CHIN18@QM02#3",  # the compressing channel's dispatcher busy: CHIN04 (and CHIN03) fire on QM02CHIN too
     # Supplementary rules (not MP16): the storage manager (QSST).
     "SUP01@QM01#5",
     "SUP02@QM02#3",

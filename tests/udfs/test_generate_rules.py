@@ -28,6 +28,7 @@ from mqsmf.generate.mp16_oracle import (
     ORACLE_COLUMNS,
     SEED,
     evaluate,
+    log10_expected_bytes,
     log_reference_rates,
     log_truth_of,
     roles_of,
@@ -276,6 +277,23 @@ def test_every_rule_at_once(tmp_path):
     # manager are two objects of the same name)
     placed = [(i["qmgr"], i["object_type"], i["object_name"], i["interval"]) for i in manifest["injected"]]
     assert len(placed) == len(set(placed))
+
+
+def test_oracle_log10_expects_mp16s_worked_examples():
+    """LOG10's expected log bytes are MP16's own figures ("How can we estimate the required log data
+    rate for a system?"): a 1,000-byte persistent message put and got logs ~2,300 bytes, a 10,000-byte
+    one ~11,750; a channel batch of one persistent message 2.5 KB on the sender, 3.7 KB at 50 messages a
+    batch, 1.3 KB on the receiver; batches of non-persistent messages (NPMSPEED(FAST)) and SVRCONN
+    traffic nothing; gets beyond the puts ~500 bytes each."""
+    assert log10_expected_bytes(1, 1_000, 1) == pytest.approx(2_300)
+    assert log10_expected_bytes(10, 100_000, 10) == pytest.approx(117_500)
+    assert log10_expected_bytes(0, 0, 40) == pytest.approx(40 * 500)
+    sender, receiver, svrconn = 1, 3, 7
+    one_a_batch = [(sender, 10, 10, 10), (receiver, 10, 10, 10)]
+    assert log10_expected_bytes(0, 0, 0, one_a_batch) == pytest.approx(10 * 2_500 + 10 * 1_300)
+    assert log10_expected_bytes(0, 0, 0, [(sender, 500, 500, 10)]) == pytest.approx(10 * 3_700)
+    assert log10_expected_bytes(0, 0, 0, [(sender, 500, 0, 10), (svrconn, 500, 500, 0)]) == 0
+    assert log10_expected_bytes(0, 0, 0, [(sender, 500, 3, 10)]) == pytest.approx(3 * 3_700)
 
 
 def test_injected_values_are_coherent_with_the_rest_of_the_record(tmp_path):

@@ -747,3 +747,24 @@ def test_channel_rules_judge_each_channel_connection(built):
     assert severity[("CHIN11", injected["CHIN11"]["object_name"])] == "warning"
     assert severity[("CHIN11", injected["CHIN15"]["object_name"])] == "info"
     assert not built.clean.rule_id.isin(CHANNEL_RULES).any()
+
+
+def test_log10_and_chin18_fire_where_planted(built):
+    """LOG10: the planted queue manager's log, raised to twice what MP16's log data rate formulae
+    expect of its traffic, fires at info with a ratio above the seed's 1.5 and names the volumes it
+    compared; the other firings are where other plantings inflate the log (QM03's last interval).
+    CHIN18: the compressing channel fires where CHIN04 fires on its channel initiator in the same
+    interval. The clean day has neither."""
+    (log10,) = [i for i in built.manifest["injected"] if i["rule_id"] == "LOG10"]
+    hits = _hits(built.injected, "LOG10", log10["qmgr"], log10["object_name"])
+    assert [(r.severity, r.object_type) for r in hits.itertuples()] == [("info", "log")]
+    assert hits.observed_value.iloc[0] > built.params["LOG10"]["info"] == hits.threshold_value.iloc[0]
+    assert hits.observation.str.contains(r"MB of log written against \d+ MB MP16 expects", regex=True).all()
+    (chin18,) = [i for i in built.manifest["injected"] if i["rule_id"] == "CHIN18"]
+    hits = _hits(built.injected, "CHIN18", chin18["qmgr"], chin18["object_name"])
+    assert [(r.severity, _iso(r.interval_start_at)) for r in hits.itertuples()] == [
+        ("info", _interval_iso(built.manifest, chin18["interval"]))
+    ]
+    busy = _hits(built.injected, "CHIN04", chin18["qmgr"], f"{chin18['qmgr']}CHIN")
+    assert _interval_iso(built.manifest, chin18["interval"]) in set(map(_iso, busy.interval_start_at))
+    assert not built.clean.rule_id.isin({"LOG10", "CHIN18"}).any()

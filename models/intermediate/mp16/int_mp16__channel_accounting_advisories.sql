@@ -7,6 +7,8 @@
 --   interval of 5 minutes or more. CHIN15: a non-persistent-only sender with BATCHINT 0 that
 --   batches below 2. CHIN17: persistent work on a SVRCONN with shared conversations.
 -- CHIN16: many instances of a channel started in the interval, each moving few messages.
+-- CHIN18: a channel compressing messages (QCSTCPRA above 0) while CHIN04 finds its channel
+--   initiator's busiest dispatcher busy: compression runs on the dispatchers.
 -- Grain: one row per rule x queue manager x channel (CHIN16: channel name) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 
@@ -26,9 +28,21 @@ log_bound as (
     where rule_id = 'LOG02' and severity in ('warning', 'critical')
 ),
 
+dispatcher_bound as (
+    -- CHIN04 fires: the channel initiator's busiest dispatcher is busy in that interval.
+    select
+        qmgr_name,
+        interval_start_at,
+        interval_end_at,
+        observed_value as dispatcher_busy_pct
+    from {{ ref('int_mp16__chin_advisories') }}
+    where rule_id = 'CHIN04'
+),
+
 measures as (
     select
         channels.*,
+        dispatcher_bound.dispatcher_busy_pct,
         concat_ws('/', channels.channel_name, channels.conn_name, channels.remote_qmgr_name) as channel_object_name,
         log_bound.qmgr_name is not null as is_log_bound,
         channels.is_sender_type
@@ -45,6 +59,11 @@ measures as (
             channels.qmgr_name = log_bound.qmgr_name
             and channels.interval_end_at > log_bound.interval_start_at
             and channels.interval_end_at <= log_bound.interval_end_at
+    left join dispatcher_bound
+        on
+            channels.qmgr_name = dispatcher_bound.qmgr_name
+            and channels.interval_end_at > dispatcher_bound.interval_start_at
+            and channels.interval_end_at <= dispatcher_bound.interval_end_at
 ),
 
 levels as (
@@ -76,7 +95,10 @@ levels as (
                 channel_type_code = 7
                 and shared_conversations_max > {{ mp16_threshold(mp16, 'CHIN17', 'min_shared_conversations') }}
                 then {{ mp16_severity(mp16, 'CHIN17', 'persistent_share') }}
-        end as chin17_level
+        end as chin17_level,
+        case
+            when dispatcher_busy_pct is not null then {{ mp16_severity(mp16, 'CHIN18', 'compression_rate_max') }}
+        end as chin18_level
     from measures
 ),
 
@@ -119,6 +141,12 @@ row_firings as (
                 mp16_severity_threshold(mp16, 'CHIN17', 'chin17_level'),
                 "format_string('%.0f %% of %d messages persistent (QCSTNPMG / QCSTNMSG) on a SVRCONN with %d shared"
                 ~ " conversations (QCSTCSCV)', 100 * persistent_share, msgs, shared_conversations_max)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN18', 'chin18_level', 'chin18_level', 'compression_rate_max',
+                mp16_severity_threshold(mp16, 'CHIN18', 'chin18_level'),
+                "format_string('compression in use (QCSTCPRA %d) while the busiest dispatcher of the channel"
+                ~ " initiator is busy %.1f %% of the interval (CHIN04)', compression_rate_max, dispatcher_busy_pct)"
             ) }}
     {% endcall %}
 ),

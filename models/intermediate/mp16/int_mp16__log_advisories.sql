@@ -17,10 +17,27 @@
 -- LOG08 need min_volume log write I/Os of the kind they average.
 -- LOG15 needs to know whether the active logs are striped, which SMF does not record (site setting
 -- is_log_striped): judged only on logs the site declares not striped, on copy 1's write I/Os.
+-- LOG10 compares the log written (QJSTBFFL x 4096) with what MP16's log data rate formulae ("How can
+-- we estimate the required log data rate for a system?") expect from the interval's traffic, parameters
+-- in the seed: each persistent message put is put and got once (its length + headers + a fixed cost, plus
+-- a cost per 4 KB page for a message of more than one page); MQGETs beyond those puts (QMSTGET counts
+-- every get: an upper bound of the persistent ones) at MP16's get cost; and per channel batch that can
+-- hold a persistent message (channel accounting rows ending in the interval) MP16's sender or receiver
+-- cost, the sender's rising with the achieved batch size. Commits are inside MP16's per-message figures.
+-- Judged where the log writes at least min_volume MB/s and the release reports persistent puts.
 -- CF17 (QSG capacity) fires where LOG02 fires on every member of a queue-sharing group that wrote
 -- log statistics in the interval; like LOG11 it is reported on the busiest member.
 -- Grain: one row per rule x queue manager log x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set log10_header = mp16_threshold(mp16, 'LOG10', 'header_bytes') %}
+{%- set log10_message = mp16_threshold(mp16, 'LOG10', 'message_log_bytes') %}
+{%- set log10_page = mp16_threshold(mp16, 'LOG10', 'page_log_bytes') %}
+{%- set log10_get = mp16_threshold(mp16, 'LOG10', 'get_log_bytes') %}
+{%- set log10_sender_batch = mp16_threshold(mp16, 'LOG10', 'sender_batch_log_bytes') %}
+{%- set log10_sender_batch_growth = '(' ~ mp16_threshold(mp16, 'LOG10', 'sender_batch_50_log_bytes') ~ ' - '
+    ~ log10_sender_batch ~ ')' %}
+{%- set log10_receiver_batch = mp16_threshold(mp16, 'LOG10', 'receiver_batch_log_bytes') %}
+{%- set log10_large_batch = mp16_threshold(mp16, 'LOG10', 'large_batch_messages') %}
 
 with
 
@@ -40,6 +57,22 @@ segments as (
     select * from {{ ref('int_smf__qmgr_segments') }}
 ),
 
+-- LOG10: the channel batches of each channel accounting row that MP16 counts log for. Batches of
+-- non-persistent messages only are taken to be on NPMSPEED(FAST) channels, which log nothing.
+channel_batch_log as (
+    select
+        qmgr_name,
+        interval_end_at,
+        is_sender_type,
+        channel_type_code in (3, 4, 8) as is_receiver_type,  -- receiver, requester, cluster receiver
+        cast(least(batches, persistent_msgs) as double) as logged_batches,
+        -- a sender's cost rises linearly from an achieved batch of 1 to one of large_batch_messages
+        (least(greatest(msgs_per_batch, 1), {{ log10_large_batch }}) - 1) / ({{ log10_large_batch }} - 1)
+            as sender_batch_fill
+    from {{ ref('fct_channel_accounting') }}
+    where batches > 0
+),
+
 -- LOG07 / LOG08 volumes: the I/O counts behind the averages, which only staging carries.
 log_io_counts as (
     select
@@ -49,6 +82,28 @@ log_io_counts as (
         cast(copy1_multi_ci_io_count as double) as copy1_multi_ci_ios,
         cast(copy2_multi_ci_io_count as double) as copy2_multi_ci_ios
     from {{ ref('stg_smf__qjst') }}
+),
+
+-- The channel batches of the accounting intervals that end inside each statistics interval.
+interval_channel_batch_log as (
+    select
+        log_stats.qmgr_name,
+        log_stats.interval_end_at,
+        sum(case
+            when channel_batch_log.is_sender_type
+                then
+                    channel_batch_log.logged_batches
+                    * ({{ log10_sender_batch }} + {{ log10_sender_batch_growth }} * channel_batch_log.sender_batch_fill)
+            when channel_batch_log.is_receiver_type then channel_batch_log.logged_batches * {{ log10_receiver_batch }}
+            else 0
+        end) as channel_batch_log_bytes
+    from log_stats
+    inner join channel_batch_log
+        on
+            log_stats.qmgr_name = channel_batch_log.qmgr_name
+            and log_stats.interval_start_at < channel_batch_log.interval_end_at
+            and log_stats.interval_end_at >= channel_batch_log.interval_end_at
+    group by log_stats.qmgr_name, log_stats.interval_end_at
 ),
 
 stats as (
@@ -79,6 +134,10 @@ stats as (
         cast(log_stats.serial_writes as double) as serial_writes,
         cast(log_stats.log_write_ios as double) as log_write_ios,
         log_stats.is_dual_logging,
+        cast(log_stats.log_cis_created as double) * 4096 as log_bytes,
+        cast(message_manager.persistent_puts as double) as persistent_puts,
+        cast(message_manager.persistent_put_bytes as double) as persistent_put_bytes,
+        cast(message_manager.gets as double) as gets,
         message_manager.avg_persistent_put_bytes,
         site_config.log_dasd_model,
         site_config.log_reference_mb_per_sec_1kb,
@@ -87,6 +146,7 @@ stats as (
         site_config.active_log_mb,
         site_config.archive_copies,
         site_config.is_log_striped,
+        coalesce(interval_channel_batch_log.channel_batch_log_bytes, 0) as channel_batch_log_bytes,
         coalesce(
             lag(log_stats.aligned_interval_end_at) over log_history = log_stats.aligned_interval_start_at, false
         ) as follows_previous,
@@ -106,6 +166,10 @@ stats as (
             log_stats.qmgr_name = segments.qmgr_name
             and log_stats.aligned_interval_end_at = segments.aligned_interval_end_at
     left join log_io_counts on log_stats.log_stats_key = log_io_counts.qjst_key
+    left join interval_channel_batch_log
+        on
+            log_stats.qmgr_name = interval_channel_batch_log.qmgr_name
+            and log_stats.interval_end_at = interval_channel_batch_log.interval_end_at
     window log_history as (partition by log_stats.qmgr_name order by log_stats.interval_start_at)
 ),
 
@@ -151,6 +215,8 @@ derived as (
             when abs(avg_persistent_put_bytes - 5120) <= abs(avg_persistent_put_bytes - 1048576) then 5120
             else 1048576
         end as reference_message_bytes,
+        -- LOG10: 4 KB pages the average persistent message and its headers occupy.
+        ceil((avg_persistent_put_bytes + {{ log10_header }}) / 4096) as persistent_message_pages,
         -- LOG03: log records since the previous checkpoint (the intervals of this checkpoint cycle).
         sum(log_write_requests) over (
             partition by qmgr_name, segment_id, earlier_checkpoint_intervals order by interval_start_at
@@ -181,6 +247,14 @@ measures as (
             when checkpoints > 0 and earlier_checkpoint_intervals > 0 then 'since the previous checkpoint'
             when checkpoints >= 2 then 'complete checkpoint cycles in the interval'
         end as log03_basis,
+        -- LOG10: MP16's expected log bytes; a persistent message of more than one 4 KB page (with its
+        -- headers) adds a cost per page.
+        persistent_put_bytes
+        + persistent_puts * ({{ log10_header }} + {{ log10_message }} + case
+            when persistent_message_pages > 1 then {{ log10_page }} * persistent_message_pages else 0
+        end)
+        + greatest(gets - persistent_puts, 0) * {{ log10_get }}
+        + channel_batch_log_bytes as expected_log_bytes,
         {{ safe_divide('active_log_mb', 'log_write_mb_per_sec * 60') }} as log_fill_minutes,
         3600 * {{ safe_divide('archive_write_allocations', 'archive_copies * interval_seconds') }} as offloads_per_hour,
         greatest(
@@ -215,6 +289,12 @@ levels as (
         end as log01_level,
         {{ mp16_severity(mp16, 'LOG02', 'log_utilisation') }} as log02_level,
         {{ mp16_severity(mp16, 'LOG03', 'log_records_per_checkpoint') }} as log03_level,
+        case
+            when
+                persistent_puts is not null
+                and log_write_mb_per_sec >= {{ mp16_threshold(mp16, 'LOG10', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'LOG10', safe_divide('log_bytes', 'expected_log_bytes')) }}
+        end as log10_level,
         case
             when active_log_mb is not null then {{ mp16_severity(mp16, 'LOG04', 'log_fill_minutes') }}
             when offloads_per_hour > {{ mp16_threshold(mp16, 'LOG04', 'offloads_per_hour') }} then 'warning'
@@ -303,6 +383,14 @@ per_queue_manager as (
                 mp16_severity_threshold(mp16, 'LOG09', 'log09_level'),
                 "format_string('QJSTSERW %d serial writes of QJSTLOGW %d log write I/Os with dual logging',"
                 ~ " cast(serial_writes as bigint), cast(log_write_ios as bigint))"
+            ) }},
+            {{ mp16_firing(
+                'LOG10', 'log10_level', 'log10_level', safe_divide('log_bytes', 'expected_log_bytes'),
+                mp16_severity_threshold(mp16, 'LOG10', 'log10_level'),
+                "format_string('%.0f MB of log written against %.0f MB MP16 expects (%d persistent puts of %.0f"
+                ~ " bytes on average, %d gets, %.1f MB for channel batches)', log_bytes / 1048576,"
+                ~ " expected_log_bytes / 1048576, cast(persistent_puts as bigint), coalesce(avg_persistent_put_bytes, 0),"
+                ~ " cast(gets as bigint), channel_batch_log_bytes / 1048576)"
             ) }},
             {{ mp16_firing(
                 'LOG14', 'log14_level', 'log14_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG14', 'log14_level'),

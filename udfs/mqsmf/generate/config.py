@@ -89,6 +89,8 @@ SUPPORTED_RULES = (
     "CHIN15",
     "CHIN16",
     "CHIN17",
+    "CHIN18",
+    "LOG10",
     # Supplementary rules (not MP16).
     "SUP01",
     "SUP02",

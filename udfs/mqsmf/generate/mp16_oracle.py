@@ -66,7 +66,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QJSTIO_0_1_QJSTIOCOUNT",
     },
     "QIS1": {"QIS1BPNO", "QIS1CKPP"},
-    "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN"},
+    "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN", "QMSTGET"},
     # Storage manager (115/1), for the supplementary rules SUP01-SUP03.
     "QSST": {"QSSTCRIT", "QSSTABND", "QSSTRCNZ"},
     "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC", "QESTMNUS", "QESTMLUS"},
@@ -123,6 +123,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QCSTBATC",
         "QCSTNBYT",
         "QCSTCSCV",
+        "QCSTCPRA",
     },
     "QQST": {
         "QQSTQNAM",
@@ -154,7 +155,12 @@ SEVERITY_RANK = {"info": 1, "warning": 2, "critical": 3}
 ADMIN_STRUCTURE = "CSQ_ADMIN"
 # MQCHT_* channel types: those that send batches (sender, server, cluster sender), and SVRCONN.
 SENDING_CHANNEL_TYPES = {1, 2, 9}
+RECEIVING_CHANNEL_TYPES = {3, 4, 8}  # receiver, requester, cluster receiver
 SVRCONN = 7
+# LOG10: MP16's table of log bytes for a persistent message put and got on a local queue or a client
+# channel, by message length ("How can we estimate the required log data rate for a system?"); the
+# cost beyond the message is interpolated between its rows (constant outside them).
+MP16_PUT_GET_LOG_BYTES = {500: 1_700, 1_000: 2_300, 5_000: 6_550, 10_000: 11_750, 30_000: 32_800, 100_000: 105_800}
 SEEDS = Path("seeds")
 SEED = SEEDS / "mp16_rules.csv"
 # MP16's reference log rates per DASD model (MB/s for 1 KB / 5 KB / 1 MB persistent messages).
@@ -312,6 +318,35 @@ def _interval_index(t: pa.Table, start_us: int, seconds: int) -> np.ndarray:
     return np.rint((end - start_us) / (seconds * 1e6)).astype(np.int64) - 1
 
 
+def log10_expected_bytes(persistent_puts: int, persistent_bytes: int, gets: int, channels=()) -> float:
+    """LOG10: the log bytes MP16 expects of an interval: each persistent message put and got once
+    (MP16's table, by the average length), the gets beyond those puts at MP16's get figure, and for
+    each channel (MQCHT type, messages, persistent messages, batches) the batches that can hold a
+    persistent message at MP16's per-batch figure (a sender's from its batch-of-1 to its batch-of-50
+    figure by the achieved batch size)."""
+    p = rule_parameters()["LOG10"]
+    expected = 0.0
+    if persistent_puts:
+        size = persistent_bytes / persistent_puts
+        lengths = list(MP16_PUT_GET_LOG_BYTES)
+        beyond = [MP16_PUT_GET_LOG_BYTES[n] - n for n in lengths]
+        expected += persistent_puts * (size + float(np.interp(size, lengths, beyond)))
+    expected += max(0, gets - persistent_puts) * p["get_log_bytes"]
+    for kind, msgs, persistent, batches in channels:
+        logged = min(batches, persistent)
+        if not logged:
+            continue
+        if kind in SENDING_CHANNEL_TYPES:
+            full = p["large_batch_messages"]
+            per_batch = np.interp(
+                msgs / batches, [1, full], [p["sender_batch_log_bytes"], p["sender_batch_50_log_bytes"]]
+            )
+            expected += logged * float(per_batch)
+        elif kind in RECEIVING_CHANNEL_TYPES:
+            expected += logged * p["receiver_batch_log_bytes"]
+    return expected
+
+
 class Oracle:
     def __init__(
         self,
@@ -378,6 +413,7 @@ class Oracle:
         self.accounting()
         self.ims_bridge()
         self.channels()
+        self.log_volume()
         self.storage_manager()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
@@ -620,6 +656,53 @@ class Oracle:
             if sev:
                 text = f"multi-CI share of copy 1's log writes {threshold_text('LOG15', sev)}, logs not striped"
                 self.fire("LOG15", sev, q, "queue_manager", q, kk, start, int(many) / writes, text)
+
+    def log_volume(self) -> None:
+        """LOG10: log written (QJSTBFFL CIs of 4 KB) against MP16's expected log bytes of the
+        interval's persistent puts, gets and channel batches, where the log writes at least
+        min_volume MB/s and the release reports persistent puts."""
+        t, m = self.table("QJST"), self.table("QMST")
+        if t is None or m is None or "QMSTSPP" not in m.column_names:
+            return
+        traffic = {}
+        known = _present(m, "QMSTSPP")
+        for q, kk, ok, puts, data, gets in zip(
+            _str(m, "qmgr"),
+            self._k(m),
+            known,
+            _num(m, "QMSTSPP"),
+            _num(m, "QMSTPBP"),
+            _num(m, "QMSTGET"),
+            strict=True,
+        ):
+            if ok:
+                traffic[(q, int(kk))] = (int(puts), int(data), int(gets))
+        channels: dict[tuple[str, int], list[tuple]] = {}
+        c = self.table("QCST")
+        if c is not None:
+            rows = zip(
+                _str(c, "qmgr"), self._k(c), _num(c, "QCSTCHTY"), _num(c, "QCSTNMSG"), _num(c, "QCSTNPMG"),
+                _num(c, "QCSTBATC"), strict=True,
+            )  # fmt: skip
+            for q, kk, kind, msgs, persistent, batches in rows:
+                channels.setdefault((q, int(kk)), []).append((int(kind), int(msgs), int(persistent), int(batches)))
+        log10 = self.p["LOG10"]
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        secs, cis = _num(t, "interval_seconds", 0.0), _num(t, "QJSTBFFL")
+        for i in range(len(qm)):
+            key = (qm[i], int(k[i]))
+            written = float(cis[i]) * 4096
+            if key not in traffic or secs[i] <= 0 or written / secs[i] / 2**20 < log10["min_volume"]:
+                continue
+            expected = log10_expected_bytes(*traffic[key], channels.get(key, ()))
+            if expected <= 0:  # no traffic to compare with: no ratio
+                continue
+            sev = level("LOG10", written / expected)
+            if sev:
+                self.fire(
+                    "LOG10", sev, qm[i], "queue_manager", qm[i], k[i], st[i], written / expected,
+                    f"log bytes / MP16's expected bytes {threshold_text('LOG10', sev)}",
+                )  # fmt: skip
 
     def qsg_of(self) -> dict[str, str]:
         """Queue-sharing group of each queue manager, from its records' headers or its shared queues."""
@@ -1318,6 +1401,8 @@ class Oracle:
         log_bound = {
             (f["qmgr"], f["interval"]) for f in self.out if f["rule_id"] == "LOG02" and f["severity"] != "info"
         }
+        compression = _num(t, "QCSTCPRA")
+        busy_dispatcher = {(f["qmgr"], f["interval"]): f["value"] for f in self.out if f["rule_id"] == "CHIN04"}
         groups: dict[tuple, list[int]] = {}
         churn: dict[tuple, list[int]] = {}
         for i in range(len(qm)):
@@ -1382,6 +1467,13 @@ class Oracle:
                     self.fire(
                         "CHIN17", sev, *args, persistent / total, f"persistent share {threshold_text('CHIN17', sev)}"
                     )
+            compressed = max(int(compression[i]) for i in rows)
+            if (q, kk) in busy_dispatcher and (sev := level("CHIN18", compressed)):
+                self.fire(
+                    "CHIN18", sev, *args, compressed,
+                    f"QCSTCPRA {threshold_text('CHIN18', sev)} while a dispatcher is busy "
+                    f"{busy_dispatcher[(q, kk)]:.0f} % (CHIN04)",
+                )  # fmt: skip
         chin16 = p["CHIN16"]
         for (q, n, kk), rows in churn.items():
             begun = [i for i in rows if started[i] >= st[i]]

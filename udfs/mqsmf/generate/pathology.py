@@ -33,6 +33,7 @@ from .families.channel_initiator import (
 from .mp16_oracle import (
     REFERENCE_DASD,
     cf_message_bytes,
+    log10_expected_bytes,
     log_reference_rates,
     rule_parameters,
     structure_size_mb,
@@ -558,6 +559,12 @@ class _Planner:
             return
         if rule in CHANNEL_RULES:
             self.inject_channel(target, rule, qms, ks)
+            return
+        if rule == "LOG10":
+            self.inject_unexplained_log(target, qms, ks)
+            return
+        if rule == "CHIN18":
+            self.inject_compression(target, qms, ks)
             return
         if rule in SUPPLEMENTARY_OBJECTS:
             self.inject_supplementary(target, rule, qms, ks)
@@ -1303,6 +1310,65 @@ class _Planner:
         self.mutate(qm, k, fn)
         self.record_injection(rule, qm, "channel", name, k, how)
 
+    def inject_unexplained_log(self, target: Target, qms, ks) -> None:
+        """LOG10: log written that the message traffic does not explain (a BACKUP CFSTRUCT, say): the
+        interval's log CIs (QJSTBFFL, and the CIs written) raised to half a threshold more than MP16's
+        expected log volume of its persistent puts, gets and channel batches, and to at least twice
+        the minimum log rate the rule judges."""
+        cands = [([("log", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+        qm, k = self.place(target, cands, "queue manager interval")
+        p = rule_parameters()["LOG10"]
+        factor = threshold("LOG10") + 0.5
+        floor = 2 * p["min_volume"] * 2**20 * self.seconds
+
+        def fn(qi, factor=factor, floor=floor):
+            mst, jst = qi.structures["QMST"], qi.structures["QJST"]
+            qcst = qi.structures.get("QCST", {})
+            channels = zip(
+                *(np.asarray(qcst.get(n, [])) for n in ("QCSTCHTY", "QCSTNMSG", "QCSTNPMG", "QCSTBATC")), strict=True
+            )
+            expected = log10_expected_bytes(
+                int(mst["QMSTSPP"][0]), int(mst["QMSTPBP"][0]), int(mst["QMSTGET"][0]),
+                [tuple(int(v) for v in row) for row in channels],
+            )  # fmt: skip
+            extra = max(0, math.ceil(max(factor * expected, floor) / 4096) - int(jst["QJSTBFFL"][0]))
+            jst["QJSTBFFL"][0] += extra
+            jst["QJSTCIWR"][0] += extra
+
+        self.mutate(qm, k, fn)
+        how = (
+            f"log written that the traffic does not explain (a structure backup): {factor:g} x the volume MP16 "
+            "expects of the interval's persistent puts, gets and channel batches"
+        )
+        self.record_injection("LOG10", qm, "queue_manager", qm.name, k, how)
+
+    def inject_compression(self, target: Target, qms, ks) -> None:
+        """CHIN18: a sender channel compressing its messages (QCSTCPRA) in an interval where the
+        dispatcher it runs on is busy 15 points above CHIN04's level (CHIN04 fires there too)."""
+        peers = [q.name for q in self.topology.qmgrs]
+        cands = []
+        for qm in qms:
+            for row, ch in enumerate(accounted_channels(qm, peers)):
+                name = channel_object_name(ch)
+                if ch["kind"] != MQCHT_SENDER or target.object_name not in (None, name):
+                    continue
+                cands += [([("chin", qm.index, k), ("channel", qm.index, name, k)], (qm, row, name, k)) for k in ks]
+        qm, row, name, k = self.place(target, cands, "channel")
+        busy = min(0.95, (threshold("CHIN04", "warning") + 15) / 100)
+        compression_rate = 60  # QCSTCPRA: ZLIBFAST on text-like data
+
+        def fn(qi, row=row, busy=busy):
+            qcst = qi.structures["QCST"]
+            qcst["QCSTCPRA"][row] = compression_rate
+            _set_task_busy(qi.structures["QCTDSP"], int(qcst["QCSTDSPN"][row]), busy)
+
+        self.mutate(qm, k, fn)
+        how = (
+            f"the channel compresses its messages (COMPMSG, compression rate {compression_rate}) on a dispatcher "
+            f"busy {busy:.0%} of the interval"
+        )
+        self.record_injection("CHIN18", qm, "channel", name, k, how)
+
     def inject_qsg_log_bound(self, target: Target, qms, ks) -> None:
         """CF17: LOG02's persistent burst on every member of a queue-sharing group in one interval,
         a fifth larger on the chosen member so that it is the busiest."""
@@ -1748,7 +1814,14 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN16', 'max_median_msgs'):g}",
         "SUP": "supplementary rules (not MP16): SUP01-SUP03 on each queue manager's storage manager record (QSST) "
         "of the interval, object storage_manager named by the queue manager",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG15, "
-        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, CHIN09, "
-        "CHIN11-CHIN17, SUP01-SUP03 (see expected_firings, computed from the written values)",
+        "LOG10": "log bytes = QJSTBFFL x 4096 against MP16's expected bytes: per persistent put (QMSTSPP, average "
+        "length QMSTPBP / QMSTSPP) MP16's put-and-get table interpolated by length, QMSTGET beyond QMSTSPP at "
+        f"{threshold('LOG10', 'get_log_bytes'):g} bytes, and per channel batch that can hold a persistent message "
+        "(least of QCSTBATC and QCSTNPMG) MP16's sender or receiver figure; judged from "
+        f"{threshold('LOG10', 'min_volume'):g} MB/s of log",
+        "CHIN18": "per channel and interval: the highest QCSTCPRA of its instances "
+        f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG15, "
+        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
+        "CHIN09, CHIN11-CHIN18, SUP01-SUP03 (see expected_firings, computed from the written values)",
     }
