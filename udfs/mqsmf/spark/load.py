@@ -14,11 +14,15 @@ identified by (source_sha256, offset, length).
 
 Crash safety (parquet only, no table format). A load never writes a raw table directly. It
 
-1. *stages*: for every table, the complete new content of each partition it changes (its new rows
-   plus the rows already there) goes to the table of the same name in ``<raw_schema>_load``;
+1. *stages*: for every structure table, in one statement, the load's new rows plus the rows
+   already in the partitions of the load's dates, i.e. the complete new content of each partition
+   it may change; for audit, quarantine and load dates, the complete new content of the load
+   date's partition. Everything goes to the table of the same name in ``<raw_schema>_load``; the
+   staged ``smf_load_dates`` says which dates of which table the load adds rows to;
 2. *commits*: one row (the load id) is appended to ``<raw_schema>_load.load_commit`` (one file);
 3. *publishes*: ``INSERT OVERWRITE ... PARTITION (<column>)`` (dynamic partition overwrite)
-   replaces exactly the staged partitions of each raw table, then empties the staging tables.
+   replaces exactly the staged partitions of each raw table that the load adds rows to (a date
+   where nothing is new is not rewritten), then empties the staging tables.
 
 Every load starts by publishing whatever a previous load staged and committed (a no-op when the
 staging tables are empty or there is no commit row), then empties the staging tables. A load killed
@@ -28,12 +32,17 @@ being killed half-way through a publication (even inside Spark's delete-then-ren
 partition) loses nothing. The audit rows of a load are published with its data: a load that died
 left no audit rows, the load that completes it has them all.
 
+Speed. A statement has a fixed cost (a Spark job, metastore calls): a load runs a few per
+table, never one per partition or per file. The files are decoded once, in parallel, into the
+load's spool (parquet, ``spool.py``); each structure is then read from there by Spark's own parquet
+reader (a temporary view ``USING parquet`` over the spool's files), not through Python.
+
 One SQL, two callers. :func:`load_plan` writes the statements: create what is missing, recover,
-a temporary view ``USING mqsmf`` over the files, and one *expand* step whose query (the data
-source's ``_stage_sql``, read after the files are decoded into the spool) returns the staging
-statements with the load's dates as literals. ``mqsmf load`` / :func:`load_files` run them through
-a SparkSession; the dbt on-run-start macro ``load_smf_files`` reads the very same plan (``_load_sql``)
-and runs it through dbt's connection.
+a temporary view ``USING mqsmf`` over the files (reading its audit decodes them into the spool),
+and one *expand* step whose query (the data source's ``_stage_sql``, read after the files are
+decoded) returns the staging statements with the load's dates as literals. ``mqsmf load`` /
+:func:`load_files` run them through a SparkSession; the dbt on-run-start macro ``load_smf_files``
+reads the very same plan (``_load_sql``) and runs it through dbt's connection.
 """
 
 from __future__ import annotations
@@ -44,7 +53,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from ..decode import arrow_schema
@@ -71,7 +80,7 @@ from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the load
 )
 from . import partitions
 from .options import RELEASE, STAGE_SQL, ReadOptions
-from .spool import prune_spools, spool_base, spool_interval_dates
+from .spool import prune_spools, release_spool, spool_base, spool_interval_dates, structure_glob
 
 VIEW_PREFIX = "mqsmf_load_"
 OCCURRENCE = "mqsmf_occurrence"
@@ -80,6 +89,7 @@ COMMIT_TABLE = "load_commit"
 # label this names (the first one), to prove a load can die anywhere.
 KILL_AFTER_ENV = "MQSMF_TEST_KILL_AFTER_STEP"
 SQL, EXPAND = "sql", "expand"
+RELEASE_LABEL = "release spool"
 
 
 def stage_schema(raw_schema: str) -> str:
@@ -139,6 +149,18 @@ def view_sql(view: str, structure: str, options: Mapping[str, str]) -> str:
     return f"CREATE OR REPLACE TEMPORARY VIEW {ident(view)}\nUSING mqsmf\nOPTIONS (\n{opts}\n)"
 
 
+def spool_view_sql(view: str, structure: str, spool: str) -> str:
+    """A view of a (pseudo-)structure's rows in every entry of a load's spool, read by Spark's own
+    parquet reader; structure rows carry ``source_sha256`` (``partitions._spooled``). Only once the
+    files are decoded: the view lists the spool's files when it is created."""
+    schema = partitions.schema_of(structure, with_sha256=structure not in partitions.PSEUDO)
+    cols = ", ".join(f"{ident(f.name)} {spark_type(f.type)}" for f in schema)
+    return (
+        f"CREATE OR REPLACE TEMPORARY VIEW {ident(view)} ({cols})\nUSING parquet\n"
+        f"OPTIONS (path {literal(structure_glob(spool, structure))})"
+    )
+
+
 def _load_columns(load_id: str, loaded_at_us: int) -> list[str]:
     return [f"{literal(load_id)} AS {ident('load_id')}", f"timestamp_micros({loaded_at_us}) AS {ident('loaded_at')}"]
 
@@ -154,8 +176,11 @@ def _date_list(dates: Sequence[str]) -> str:
 def stage_structure_sql(
     raw_schema: str, structure: str, view: str, load_id: str, loaded_at_us: int, dates: Sequence[str]
 ) -> str:
-    """The load's rows whose natural key is new: one per key, none already in the table's
-    partitions of ``dates`` (the dates the load's rows carry), into the staging table."""
+    """Into the staging table, in one statement: the load's rows whose natural key is new (one per
+    key, none already in the table's partitions of ``dates``, the dates the load's rows carry),
+    and the rows already in those partitions, the rest of their new content. Publishing takes
+    only the partitions the load adds rows to (:func:`publish_sql`), so a date where nothing is
+    new is never rewritten in the raw table."""
     table = raw_table(structure)
     names = partitions.schema_of(structure).names
     key = natural_key(structure)
@@ -171,6 +196,8 @@ def stage_structure_sql(
     partition = ", ".join(_on("v", k) for k in key)
     order = ", ".join(f"v.{ident(c)}" for c in ("source_file", "record_offset", "entry_index") if c in names)
     match = "\n    AND ".join([f"o.{ident(day)} = n.{ident(day)}", *(f"{_on('o', k)} <=> {_on('n', k)}" for k in key)])
+    present = f"SELECT * FROM {qualified(raw_schema, table)} WHERE {ident(day)} IN ({_date_list(dates)})"
+    cols = ", ".join(ident(c) for c in raw_tables()[table].names)
     return (
         f"INSERT OVERWRITE TABLE {qualified(stage_schema(raw_schema), table)}\n"
         f"SELECT\n    {select}\n"
@@ -179,45 +206,37 @@ def stage_structure_sql(
         f"        row_number() OVER (PARTITION BY {partition} ORDER BY {order}) AS {ident(OCCURRENCE)}\n"
         f"    FROM {ident(view)} AS v\n"
         f") AS n\n"
-        f"LEFT ANTI JOIN (\n"
-        f"    SELECT * FROM {qualified(raw_schema, table)} WHERE {ident(day)} IN ({_date_list(dates)})\n"
-        f") AS o\n    ON {match}\n"
-        f"WHERE n.{ident(OCCURRENCE)} = 1"
-    )
-
-
-def stage_kept_rows_sql(raw_schema: str, table: str, load_id: str, dates: Sequence[str]) -> str:
-    """The rows already in the partitions the load adds to: the rest of each staged partition."""
-    day = INTERVAL_DATE.name
-    changed = (
-        f"SELECT {ident(day)} FROM {qualified(stage_schema(raw_schema), LOAD_DATES_TABLE)} "
-        f"WHERE {ident('table_name')} = {literal(table)} AND {ident('load_id')} = {literal(load_id)} "
-        f"AND {ident('rows_added')} > 0"
-    )
-    cols = ", ".join(ident(c) for c in raw_tables()[table].names)
-    return (
-        f"INSERT INTO {qualified(stage_schema(raw_schema), table)}\n"
-        f"SELECT {cols} FROM {qualified(raw_schema, table)}\n"
-        f"WHERE {ident(day)} IN ({_date_list(dates)}) AND {ident(day)} IN ({changed})"
+        f"LEFT ANTI JOIN (\n    {present}\n) AS o\n    ON {match}\n"
+        f"WHERE n.{ident(OCCURRENCE)} = 1\n"
+        f"UNION ALL\n"
+        f"SELECT {cols} FROM ({present}) AS o"
     )
 
 
 def stage_load_dates_sql(raw_schema: str, dates: Mapping[str, Sequence[str]], load_id: str, loaded_at_us: int) -> str:
     """One row per table x interval date the load's rows carry (``dates``: table -> ISO dates), with
-    the rows it adds there (0 where every row was already present)."""
+    the rows it adds there (0 where every row was already present): one scan of each staging
+    table, one aggregation, one join."""
     stage = stage_schema(raw_schema)
     day = ident(INTERVAL_DATE.name)
-    parts_ = [
-        f"SELECT {literal(t)} AS {ident('table_name')}, d.{day}, coalesce(n.{ident('rows_added')}, 0) AS "
-        f"{ident('rows_added')} FROM (SELECT explode(array({_date_list(days)})) AS {day}) AS d LEFT JOIN ("
-        f"SELECT {day}, count(*) AS {ident('rows_added')} FROM {qualified(stage, t)} "
-        f"WHERE {ident('load_id')} = {literal(load_id)} GROUP BY {day}) AS n ON n.{day} = d.{day}"
-        for t, days in dates.items()
-    ]
-    body = "\n    UNION ALL ".join(parts_) or (
-        f"SELECT CAST(NULL AS STRING) AS {ident('table_name')}, CAST(NULL AS DATE) AS {day}, "
-        f"CAST(NULL AS BIGINT) AS {ident('rows_added')} WHERE false"
+    name, added = ident("table_name"), ident("rows_added")
+    expected = ", ".join(f"({literal(t)}, DATE {literal(d)})" for t, days in dates.items() for d in days)
+    staged = "\n        UNION ALL ".join(
+        f"SELECT {literal(t)} AS {name}, {day} FROM {qualified(stage, t)} WHERE {ident('load_id')} = {literal(load_id)}"
+        for t in dates
     )
+    if expected:
+        body = (
+            f"SELECT d.{name}, d.{day}, coalesce(n.{added}, 0) AS {added}\n"
+            f"    FROM VALUES {expected} AS d({name}, {day})\n"
+            f"    LEFT JOIN (\n        SELECT {name}, {day}, count(*) AS {added} FROM (\n        {staged}\n"
+            f"        ) AS s GROUP BY {name}, {day}\n    ) AS n ON n.{name} = d.{name} AND n.{day} = d.{day}"
+        )
+    else:
+        body = (
+            f"SELECT CAST(NULL AS STRING) AS {name}, CAST(NULL AS DATE) AS {day}, "
+            f"CAST(NULL AS BIGINT) AS {added} WHERE false"
+        )
     cols = [*_load_columns(load_id, loaded_at_us), "d.*", _load_date(loaded_at_us)]
     return f"INSERT OVERWRITE TABLE {qualified(stage, LOAD_DATES_TABLE)}\nSELECT {', '.join(cols)} FROM (\n    {body}\n) AS d"
 
@@ -275,14 +294,23 @@ def stage_same_day_sql(raw_schema: str, table: str, loaded_at_us: int) -> str:
 
 
 def publish_sql(raw_schema: str, table: str) -> str:
-    """Replace the raw table's partitions that the (committed) staging table holds, and only those."""
+    """Replace the raw table's partitions that the (committed) staging table holds, and only those;
+    of a structure's table, only the dates the committed load adds rows to (its staging table also
+    holds the unchanged dates' rows, see :func:`stage_structure_sql`)."""
     stage = stage_schema(raw_schema)
     cols = ", ".join(ident(c) for c in raw_tables()[table].names)
     part = ident(raw_tables()[table].names[-1])
+    committed = f"SELECT {ident('load_id')} FROM {qualified(stage, COMMIT_TABLE)}"
+    where = f"WHERE EXISTS ({committed})"
+    if table in structure_tables():
+        changed = (
+            f"SELECT {part} FROM {qualified(stage, LOAD_DATES_TABLE)} WHERE {ident('table_name')} = {literal(table)} "
+            f"AND {ident('rows_added')} > 0 AND {ident('load_id')} IN ({committed})"
+        )
+        where = f"WHERE {part} IN ({changed})"
     return (
         f"INSERT OVERWRITE TABLE {qualified(raw_schema, table)} PARTITION ({part})\n"
-        f"SELECT {cols} FROM {qualified(stage, table)}\n"
-        f"WHERE EXISTS (SELECT 1 FROM {qualified(stage, COMMIT_TABLE)})"
+        f"SELECT {cols} FROM {qualified(stage, table)}\n{where}"
     )
 
 
@@ -318,34 +346,41 @@ def ensure_tables_plan(raw_schema: str = RAW_SCHEMA) -> list[Step]:
 
 
 def publish_plan(raw_schema: str, label: str = "publish") -> list[Step]:
-    """One expand step: if a load committed, publish its non-empty staging tables and clear the
-    commit row; in any case empty the non-empty staging tables. (Only what has rows costs a
-    statement: a load's tables are many, most of its partitions few.)"""
+    """One expand step: if a load committed, publish its non-empty staging tables (of the
+    structures', those it adds rows to) and clear the commit row; in any case empty the non-empty
+    staging tables. (Only what has rows costs a statement: a load's tables are many, most of its
+    partitions few.)"""
     stage = stage_schema(raw_schema)
     commit = "_commit"  # a name no raw table has
-    # Which staging tables hold rows, and whether a commit row exists: one query, however many tables.
-    present = "\n    UNION ALL ".join(
-        f"SELECT {literal(t)} AS t FROM (SELECT 1 FROM {qualified(stage, name)} LIMIT 1) AS {ident('x' + str(i))}"
-        for i, (t, name) in enumerate([*((t, t) for t in raw_tables()), (commit, COMMIT_TABLE)])
-    )
+    changed = "changed "  # + table: a structure table the committed load adds rows to
+    # Which staging tables hold rows, whether a commit row exists, which tables the committed load
+    # changes: one scan of each (reading no column: parquet footers only), one aggregation.
+    facts = [
+        *(f"SELECT {literal(t)} AS t FROM {qualified(stage, t)}" for t in raw_tables()),
+        f"SELECT {literal(commit)} AS t FROM {qualified(stage, COMMIT_TABLE)}",
+        f"SELECT concat({literal(changed)}, {ident('table_name')}) AS t FROM {qualified(stage, LOAD_DATES_TABLE)} "
+        f"WHERE {ident('rows_added')} > 0 AND {ident('load_id')} IN "
+        f"(SELECT {ident('load_id')} FROM {qualified(stage, COMMIT_TABLE)})",
+    ]
     rows = []
     for t in raw_tables():
-        rows.append((f"{label} {raw_schema}.{t}", publish_sql(raw_schema, t), t, True))
+        needs = [t, commit, *([changed + t] if t in structure_tables() else [])]
+        rows.append((f"{label} {raw_schema}.{t}", publish_sql(raw_schema, t), needs))
     # The commit row goes first: from then on the staging tables are never published again.
-    rows.append(("clear commit", f"TRUNCATE TABLE {qualified(stage, COMMIT_TABLE)}", commit, False))
+    rows.append(("clear commit", f"TRUNCATE TABLE {qualified(stage, COMMIT_TABLE)}", [commit]))
     for t in raw_tables():
-        rows.append((f"clear stage {t}", f"TRUNCATE TABLE {qualified(stage, t)}", t, False))
+        rows.append((f"clear stage {t}", f"TRUNCATE TABLE {qualified(stage, t)}", [t]))
     values = ",\n    ".join(
-        f"({i}, {literal(lbl)}, {literal(sql)}, {literal(needs)}, {literal(only_committed)})"
-        for i, (lbl, sql, needs, only_committed) in enumerate(rows, 1)
+        f"({i}, {literal(lbl)}, {literal(sql)}, array({', '.join(literal(n) for n in needs)}))"
+        for i, (lbl, sql, needs) in enumerate(rows, 1)
     )
+    union = "\n        UNION ALL ".join(facts)
     query = (
-        f"WITH present AS (\n    {present}\n)\n"
-        f"SELECT label, statement FROM VALUES\n    {values}\n"
-        f"AS plan(step, label, statement, needs, only_committed)\n"
-        f"WHERE needs IN (SELECT t FROM present)\n"
-        f"    AND (NOT only_committed OR {literal(commit)} IN (SELECT t FROM present))\n"
-        f"ORDER BY step"
+        f"SELECT p.label, p.statement FROM VALUES\n    {values}\n"
+        f"AS p(step, label, statement, needs)\n"
+        f"CROSS JOIN (\n    SELECT collect_set(t) AS facts FROM (\n        {union}\n    ) AS f\n) AS s\n"
+        f"WHERE size(array_except(p.needs, s.facts)) = 0\n"
+        f"ORDER BY p.step"
     )
     return [Step(label, query, EXPAND)]
 
@@ -378,7 +413,7 @@ def load_plan(
     steps.append(Step(f"decode files, stage {AUDIT_TABLE}", stage_audit_sql(raw_schema, audit, load_id, at_us)))
     steps.append(Step(f"drop view {audit}", f"DROP VIEW IF EXISTS {ident(audit)}"))
     quarantine = f"{VIEW_PREFIX}quarantine"
-    steps.append(Step("view _quarantine", view_sql(quarantine, partitions.QUARANTINE, options)))
+    steps.append(Step("view _quarantine", spool_view_sql(quarantine, partitions.QUARANTINE, spool_dir)))
     steps.append(Step(f"stage {QUARANTINE_TABLE}", stage_quarantine_sql(raw_schema, quarantine, load_id, at_us)))
     steps.append(Step(f"drop view {quarantine}", f"DROP VIEW IF EXISTS {ident(quarantine)}"))
     # The structures' statements need the dates the load's rows carry: known once the files are decoded.
@@ -392,9 +427,9 @@ def load_plan(
     steps.append(Step("commit", f"INSERT INTO {qualified(stage, COMMIT_TABLE)} VALUES ({literal(load_id)})"))
     steps += publish_plan(raw_schema)
     release = f"{VIEW_PREFIX}release"
-    steps.append(Step("release spool", view_sql(release, RELEASE, {"spool": spool_dir})))
-    steps.append(Step("release spool", f"SELECT * FROM {ident(release)}"))
-    steps.append(Step("release spool", f"DROP VIEW IF EXISTS {ident(release)}"))
+    steps.append(Step(RELEASE_LABEL, view_sql(release, RELEASE, {"spool": spool_dir})))
+    steps.append(Step(RELEASE_LABEL, f"SELECT * FROM {ident(release)}"))
+    steps.append(Step(RELEASE_LABEL, f"DROP VIEW IF EXISTS {ident(release)}"))
     return steps
 
 
@@ -404,8 +439,8 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
     raw_schema = options.get("raw_schema") or RAW_SCHEMA
     load_id = options["load_id"]
     at_us = int(options["loaded_at_us"])
-    read = replace(ReadOptions.from_options(options), with_sha256=True).to_options()
-    dates = spool_interval_dates(options["spool"])
+    spool = options["spool"]
+    dates = spool_interval_dates(spool)
     steps: list[Step] = []
     tables = {}
     for name in loaded_structures():
@@ -414,7 +449,7 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
         table = raw_table(name)
         tables[table] = dates[name]
         view = f"{VIEW_PREFIX}{table}"
-        steps.append(Step(f"view {name}", view_sql(view, name, read)))
+        steps.append(Step(f"view {name}", spool_view_sql(view, name, spool)))
         steps.append(
             Step(
                 f"stage {raw_schema}.{table}", stage_structure_sql(raw_schema, name, view, load_id, at_us, dates[name])
@@ -422,10 +457,6 @@ def stage_plan(options: Mapping[str, str]) -> list[Step]:
         )
         steps.append(Step(f"drop view {view}", f"DROP VIEW IF EXISTS {ident(view)}"))
     steps.append(Step(f"stage {LOAD_DATES_TABLE}", stage_load_dates_sql(raw_schema, tables, load_id, at_us)))
-    for name in loaded_structures():
-        if dates.get(name):
-            table = raw_table(name)
-            steps.append(Step(f"stage kept rows {table}", stage_kept_rows_sql(raw_schema, table, load_id, dates[name])))
     return steps
 
 
@@ -484,14 +515,18 @@ def load_files(
     split_bytes: int = partitions.DEFAULT_SPLIT_BYTES,
 ) -> LoadSummary:
     """Load SMF dumps (files, folders, globs) into the raw tables of ``spark``'s catalog and return
-    what was read and inserted. Runs exactly the statements the dbt macro runs."""
+    what was read and inserted. Runs the statements the dbt macro runs, except that it removes the
+    load's spool itself rather than through the data source (``_release``: a Python round trip)."""
     t0 = time.perf_counter()
     specs = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = partitions.expand_paths(specs)
     prune_spools()
     load_id = uuid.uuid4().hex
-    steps = _without_existing_tables(spark, load_plan(files, framing, raw_schema, load_id, split_bytes=split_bytes))
+    spool = str(spool_base() / f"load-{load_id}")
+    plan = load_plan(files, framing, raw_schema, load_id, spool=spool, split_bytes=split_bytes)
+    steps = _without_existing_tables(spark, [s for s in plan if s.label != RELEASE_LABEL])
     step_seconds = run_steps(spark, steps, progress)
+    release_spool(spool)
     summary = summarize(spark, raw_schema, load_id) if files else LoadSummary(load_id)
     summary.seconds = time.perf_counter() - t0
     summary.step_seconds = step_seconds

@@ -322,15 +322,19 @@ def part_batches(
 ) -> Iterator[pa.RecordBatch]:
     """The batches of one structure (or pseudo-structure) from one partition; ``with_sha256`` adds
     the file's digest as a last column ``source_sha256`` to structure rows."""
-    if spool:
-        batches, digest = _spooled(part, structure, spool)
-    else:
-        report = FileReport(part.path)
-        batches, digest = _decoded(part, structure, report), lambda: report.sha256
-    for batch in batches:
+    if spool:  # the spool's structure rows carry the digest already
+        for batch in _spooled(part, structure, spool):
+            yield batch if with_sha256 or structure in PSEUDO else batch.drop_columns([SOURCE_SHA256.name])
+        return
+    report = FileReport(part.path)
+    for batch in _decoded(part, structure, report):
         if with_sha256 and structure not in PSEUDO:
-            batch = batch.append_column(SOURCE_SHA256, pa.array([digest()] * batch.num_rows, type=pa.string()))
+            batch = _with_sha256(batch, report.sha256)
         yield batch
+
+
+def _with_sha256(batch: pa.RecordBatch, digest: str) -> pa.RecordBatch:
+    return batch.append_column(SOURCE_SHA256, pa.array([digest] * batch.num_rows, type=pa.string()))
 
 
 def _decoded(part: FilePart, structure: str, report: FileReport) -> Iterator[pa.RecordBatch]:
@@ -345,15 +349,19 @@ def _decoded(part: FilePart, structure: str, report: FileReport) -> Iterator[pa.
         yield from quarantine_rows(report).to_batches()
 
 
-def _spooled(part: FilePart, structure: str, spool: str):
+def _spooled(part: FilePart, structure: str, spool: str) -> Iterator[pa.RecordBatch]:
     """The structure's batches of a partition from the load's spool, decoding the partition into
-    it (with every structure, its counts and quarantine) the first time; and its file's digest."""
+    it (with every structure, its counts and quarantine) the first time. Structure rows are stored
+    with their file's digest as last column (``schema_of(structure, with_sha256=True)``), the
+    schema of the spool's parquet views (``load.spool_view_sql``)."""
     entry = spool_store.entry(spool, part.key)
     if not entry.exists():
         report = FileReport(part.path)
 
-        def tables() -> tuple[str, dict[str, pa.Table]]:
-            return report.sha256, {AUDIT: audit_table(report, part), QUARANTINE: quarantine_rows(report)}
+        def tables() -> dict[str, pa.Table]:
+            return {AUDIT: audit_table(report, part), QUARANTINE: quarantine_rows(report)}
 
-        spool_store.fill(entry, decode_part(part, sorted(layouts()), report), tables)
-    return spool_store.read(entry, structure), lambda: spool_store.sha256(entry)
+        # The digest is known before the first batch (whole files are digested first, ranges planned with it).
+        decoded = ((n, _with_sha256(b, report.sha256)) for n, b in decode_part(part, sorted(layouts()), report))
+        spool_store.fill(entry, decoded, tables)
+    return spool_store.read(entry, structure)

@@ -2,9 +2,11 @@
 
 A load lands every structure from the same files, one SQL statement per table. Without help each
 statement would decode every file again. With the data source's ``spool`` option a partition is
-decoded once, with all structures, into Arrow IPC files under the spool folder (plus its audit
+decoded once, with all structures, into parquet files under the spool folder (plus its audit
 counts and quarantine rows); later reads of any structure from the same partition come from there
-(``partitions.py`` decides what goes in; this module stores, reads and removes it). The spool
+(``partitions.py`` decides what goes in; this module stores, reads and removes it). Parquet, so
+that the load's statements read a structure's rows of every partition with Spark's own parquet
+reader (:func:`structure_glob`), not one Python worker per partition. The spool
 belongs to one load and is removed by that load's last statement (or, if the load died, by the
 next load, once it is old).
 """
@@ -21,9 +23,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 SPOOL_MARKER = ".mqsmf-spool"
-SPOOL_FORMAT = 2  # part of every spool entry's key; bump it when what an entry holds changes
+SPOOL_FORMAT = 3  # part of every spool entry's key; bump it when what an entry holds changes
 SPOOL_MAX_AGE_SECONDS = 24 * 3600
 DATES_FILE = "interval_dates.json"  # in a spool entry: {structure: [ISO dates of its rows]}
 
@@ -46,49 +49,49 @@ def entry(spool: str, key: str) -> Path:
     return spool_root(spool) / f"part-{key}"
 
 
+def _file(entry: Path, structure: str) -> Path:
+    # Never a name starting with '_' (pseudo-structures do): Spark's file listing skips those.
+    return entry / f"rows-{structure}.parquet"
+
+
+def structure_glob(spool: str, structure: str) -> str:
+    """The path (a glob over the entries) of a structure's rows in every filled entry of a spool."""
+    return str(_file(Path(spool) / "part-*", structure))
+
+
 def read(entry: Path, structure: str) -> Iterator[pa.RecordBatch]:
-    path = entry / f"{structure}.arrow"
+    path = _file(entry, structure)
     if not path.exists():  # the partition has no rows of this structure
         return
-    with pa.OSFile(str(path)) as f:
-        reader = pa.ipc.open_file(f)
-        for i in range(reader.num_record_batches):
-            yield reader.get_batch(i)
-
-
-def sha256(entry: Path) -> str:
-    """The digest of the file the entry's partition belongs to."""
-    return (entry / "sha256").read_text()
+    yield from pq.ParquetFile(str(path)).iter_batches()
 
 
 def fill(
     entry: Path,
     decoded: Iterable[tuple[str, pa.RecordBatch]],
-    tables: Callable[[], tuple[str, dict[str, pa.Table]]],
+    tables: Callable[[], dict[str, pa.Table]],
 ) -> None:
     """Write a partition's entry: the ``decoded`` (structure, batch) pairs, then what ``tables()``
-    returns once they are all written (the file's digest, and whole tables such as the audit counts
-    and the quarantine rows). The entry is published atomically."""
+    returns once they are all written (whole tables such as the audit counts and the quarantine
+    rows). The entry is published atomically."""
     tmp = entry.with_name(f".tmp-{entry.name}-{uuid.uuid4().hex}")
     tmp.mkdir()
-    writers: dict[str, pa.ipc.RecordBatchFileWriter] = {}
+    writers: dict[str, pq.ParquetWriter] = {}
     dates: dict[str, set[str]] = {}
     try:
         try:
             for name, batch in decoded:
                 if name not in writers:
-                    writers[name] = pa.ipc.new_file(str(tmp / f"{name}.arrow"), batch.schema)
+                    writers[name] = pq.ParquetWriter(str(_file(tmp, name)), batch.schema)
                 writers[name].write_batch(batch)
                 dates.setdefault(name, set()).update(batch_interval_dates(batch, name))
         finally:
             for w in writers.values():
                 w.close()
-        digest, whole = tables()
-        (tmp / "sha256").write_text(digest)
+        whole = tables()
         (tmp / DATES_FILE).write_text(json.dumps({k: sorted(v) for k, v in dates.items()}))
         for name, table in whole.items():
-            with pa.ipc.new_file(str(tmp / f"{name}.arrow"), table.schema) as w:
-                w.write_table(table)
+            pq.write_table(table, str(_file(tmp, name)))
         try:
             os.rename(tmp, entry)
         except OSError:
