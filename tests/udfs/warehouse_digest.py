@@ -18,18 +18,24 @@ def digest(spark, raw_schema: str) -> dict:
     from mqsmf.warehouse import AUDIT_TABLE, qualified
 
     out: dict = {"tables": {}, "staged": {}}
+    # One query for every table, one for every staging table (each statement has a fixed cost).
+    per_table = []
     for table, schema in load.raw_tables().items():
         cols = [c for c in schema.names if c not in LOAD_COLUMNS]
         row_hash = f"xxhash64({', '.join(f'`{c}`' for c in cols)})"
-        r = spark.sql(
-            f"SELECT count(*) AS n, count(DISTINCT {row_hash}) AS distinct_rows, "
+        per_table.append(
+            f"SELECT '{table}' AS t, count(*) AS n, count(DISTINCT {row_hash}) AS distinct_rows, "
             f"CAST(coalesce(sum(CAST({row_hash} AS DECIMAL(38, 0))), 0) AS STRING) AS total "
             f"FROM {qualified(raw_schema, table)}"
-        ).first()
-        out["tables"][table] = [r["n"], r["distinct_rows"], r["total"]]
+        )
+    for r in spark.sql(" UNION ALL ".join(per_table)).collect():
+        out["tables"][r["t"]] = [r["n"], r["distinct_rows"], r["total"]]
     stage = load.stage_schema(raw_schema)
-    for table in [*load.raw_tables(), load.COMMIT_TABLE]:
-        out["staged"][table] = spark.sql(f"SELECT count(*) AS n FROM {qualified(stage, table)}").first()["n"]
+    staged = [
+        f"SELECT '{table}' AS t, count(*) AS n FROM {qualified(stage, table)}"
+        for table in [*load.raw_tables(), load.COMMIT_TABLE]
+    ]
+    out["staged"] = {r["t"]: r["n"] for r in spark.sql(" UNION ALL ".join(staged)).collect()}
     # The audit of each load, without its id: a load that completed another's publication adds its own.
     audit = [c for c in load.raw_tables()[AUDIT_TABLE].names if c not in LOAD_COLUMNS]
     rows = spark.sql(f"SELECT load_id, {', '.join(audit)} FROM {qualified(raw_schema, AUDIT_TABLE)}").collect()
