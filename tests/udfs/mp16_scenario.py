@@ -94,10 +94,15 @@ GENERATED = (
     "CHIN17@QM04#7",
     "LOG10@QM04#5",  # the QSG's quietest log, doubled: LOG11's spread across the members stays below 1.5
     "CHIN18@QM02#3",  # the compressing channel's dispatcher busy: CHIN04 (and CHIN03) fire on QM02CHIN too
-    # Supplementary rules (not MP16): the storage manager (QSST).
+    # Supplementary rules (not MP16): the storage manager (QSST) and the log manager (QJST). SUP04's
+    # checkpoints also make LOG03 and LOG04 fire there; SUP05's archive reads LOG06. SUP04 also fires
+    # where LOG02's and CF17's log volume takes many checkpoints (QM02#2, every member at #6).
     "SUP01@QM01#5",
     "SUP02@QM02#3",
     "SUP03@QM03#6",
+    "SUP04@QM02#5",
+    "SUP05@QM03#4",
+    "SUP06@QM04#1",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

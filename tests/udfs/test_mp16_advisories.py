@@ -469,10 +469,14 @@ def test_generator_rules_fire_exactly_as_its_oracle_expects(built):
         for f in built.manifest["expected_firings"]
     }
     assert firings(built.injected, GENERATOR_RULES) == expected
-    # CF17 drives every member of the QSG into LOG02 in its interval: LOG02 fires there too.
+    # CF17 drives every member of the QSG into LOG02 in its interval: LOG02 fires there too. LOG02's
+    # log volume (CF17's on every member) takes a checkpoint every LOGLOAD records: SUP04 fires there.
     qsg_wide = [i["interval"] for i in built.manifest["injected"] if i["rule_id"] == "CF17"]
+    log_bursts = [(i["qmgr"], i["interval"]) for i in built.manifest["injected"] if i["rule_id"] == "LOG02"]
     for planted in built.manifest["injected"]:
         also = qsg_wide if planted["rule_id"] == "LOG02" else []
+        if planted["rule_id"] == "SUP04":
+            also = qsg_wide + [k for q, k in log_bursts if q == planted["qmgr"]]
         _fires_only_where_planted(
             built, planted["rule_id"], planted["qmgr"], planted["object_name"], planted["interval"], also=also
         )

@@ -95,6 +95,9 @@ SUPPORTED_RULES = (
     "SUP01",
     "SUP02",
     "SUP03",
+    "SUP04",
+    "SUP05",
+    "SUP06",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

@@ -64,6 +64,12 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QJSTLLCP",
         "QJSTIO_0_0_QJSTIOCOUNT",
         "QJSTIO_0_1_QJSTIOCOUNT",
+        # SUP05, SUP06 (supplementary rules)
+        "QJSTRBUF",
+        "QJSTRACT",
+        "QJSTRARH",
+        "QJSTTVC",
+        "QJSTBPAG",
     },
     "QIS1": {"QIS1BPNO", "QIS1CKPP"},
     "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN", "QMSTGET"},
@@ -415,6 +421,7 @@ class Oracle:
         self.channels()
         self.log_volume()
         self.storage_manager()
+        self.log_manager()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -1505,6 +1512,28 @@ class Oracle:
                         rule, sev, qm[i], "storage_manager", qm[i], k[i], st[i], int(values[i]),
                         f"{field_name} {threshold_text(rule, sev)}",
                     )  # fmt: skip
+
+    def log_manager(self) -> None:
+        """SUP04 (checkpoints an hour, from an interval with min_volume of them), SUP05 (tape
+        contention delays per log read) and SUP06 (log buffers paged in) on the interval's QJST."""
+        t = self.table("QJST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        hours = _num(t, "interval_seconds", 0.0) / 3600
+        checkpoints, contention, paged = _num(t, "QJSTLLCP"), _num(t, "QJSTTVC"), _num(t, "QJSTBPAG")
+        reads = _num(t, "QJSTRBUF") + _num(t, "QJSTRACT") + _num(t, "QJSTRARH")
+        enough = self.p["SUP04"]["min_volume"]
+        for i in range(len(qm)):
+            args = (qm[i], "queue_manager", qm[i], k[i], st[i])
+            if checkpoints[i] >= enough and hours[i] > 0 and (sev := level("SUP04", checkpoints[i] / hours[i])):
+                rate = checkpoints[i] / hours[i]
+                self.fire("SUP04", sev, *args, rate, f"QJSTLLCP an hour {threshold_text('SUP04', sev)}")
+            if reads[i] > 0 and (sev := level("SUP05", contention[i] / reads[i])):
+                share = contention[i] / reads[i]
+                self.fire("SUP05", sev, *args, share, f"QJSTTVC per log read {threshold_text('SUP05', sev)}")
+            if sev := level("SUP06", int(paged[i])):
+                self.fire("SUP06", sev, *args, int(paged[i]), f"QJSTBPAG {threshold_text('SUP06', sev)}")
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

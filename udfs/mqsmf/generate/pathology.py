@@ -100,7 +100,15 @@ CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08", "CHIN0
 CHIN09_SITE_EPVT_MB = 1024
 CHANNEL_RULES = ("CHIN11", "CHIN12", "CHIN13", "CHIN14", "CHIN15", "CHIN16", "CHIN17")
 # Supplementary rules (not MP16): values of one record of the interval, by the object they judge.
-SUPPLEMENTARY_OBJECTS = {"SUP01": "storage_manager", "SUP02": "storage_manager", "SUP03": "storage_manager"}
+SUPPLEMENTARY_OBJECTS = {
+    "SUP01": "storage_manager",
+    "SUP02": "storage_manager",
+    "SUP03": "storage_manager",
+    "SUP04": "queue_manager",  # its log, as LOG01-LOG03
+    "SUP05": "queue_manager",
+    "SUP06": "queue_manager",
+}
+SUP05_ARCHIVE_READS = 40  # log reads from an archive on tape in SUP05's interval
 CHURN_CHANNEL = "WEB.SVRCONN"  # CHIN16: the SVRCONN channel whose client connections come and go
 NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 ORDINAL_WORDS = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}
@@ -1040,12 +1048,46 @@ class _Planner:
         self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
 
     def inject_supplementary(self, target: Target, rule: str, qms, ks) -> None:
-        """Supplementary rules (not MP16): counters of the interval's storage manager record (QSST),
-        each crossing its rule's threshold from the seed; the rest of the record stays as simulated."""
-        cands = [([("storage", qm.index, k)], (qm, k)) for qm in qms for k in ks]
-        qm, k = self.place(target, cands, "queue manager interval (storage manager)")
-        if rule == "SUP01":
-            times = int(threshold(rule, "critical")) + 2
+        """Supplementary rules (not MP16): counters of the interval's storage manager (QSST) or log
+        manager (QJST) record, each crossing its rule's threshold from the seed; the rest of the record
+        stays as simulated. SUP04's checkpoints are the log simulation's own (as LOG03's)."""
+        claim = "storage" if SUPPLEMENTARY_OBJECTS[rule] == "storage_manager" else "log"
+        cands = [([(claim, qm.index, k)], (qm, k)) for qm in qms for k in ks]
+        qm, k = self.place(target, cands, f"queue manager interval ({claim})")
+        p = rule_parameters()[rule]
+        if rule == "SUP04":
+            # Half as many again as the rule's rate, and at least its minimum count of checkpoints.
+            checkpoints = max(int(p["min_volume"]), math.ceil(1.5 * p["info"] * self.seconds / 3600))
+            self.effects.checkpoint[(k, qm.index)] = checkpoints
+            self.record_injection(
+                rule, qm, SUPPLEMENTARY_OBJECTS[rule], qm.name, k,
+                f"{checkpoints} checkpoints in the interval ({checkpoints * 3600 / self.seconds:g} an hour): log "
+                "switches or a LOGLOAD too low for the log volume",
+            )  # fmt: skip
+            return
+        if rule == "SUP05":
+            archive_reads = SUP05_ARCHIVE_READS
+
+            def fn(qi):
+                cols = qi.structures["QJST"]
+                cols["QJSTRARH"][0] = archive_reads
+                cols["QJSTALR"][0] = max(int(cols["QJSTALR"][0]), 1)  # the archive data set allocated to read
+                reads = int(cols["QJSTRBUF"][0]) + int(cols["QJSTRACT"][0]) + archive_reads
+                cols["QJSTTVC"][0] = math.ceil(2 * p["warning"] * reads) + 1
+
+            how = (
+                f"{archive_reads} log reads from an archive on tape, delayed for tape units at twice the rule's share "
+                "of the log reads (MAXRTU too low)"
+            )
+        elif rule == "SUP06":
+            paged = int(p["info"]) + 12
+
+            def fn(qi):
+                qi.structures["QJST"]["QJSTBPAG"][0] = paged
+
+            how = f"{paged} log output buffers paged in before they were written (real storage short)"
+        elif rule == "SUP01":
+            times = int(p["critical"]) + 2
 
             def fn(qi):
                 cols = qi.structures["QSST"]
@@ -1054,14 +1096,14 @@ class _Planner:
 
             how = f"the queue manager's storage became critical {times} times (short on storage)"
         elif rule == "SUP02":
-            abends = int(threshold(rule, "critical")) + 1
+            abends = int(p["critical"]) + 1
 
             def fn(qi):
                 qi.structures["QSST"]["QSSTABND"][0] = abends
 
             how = f"{abends} abend(s) for lack of storage"
         else:
-            failed = int(threshold(rule, "warning")) + 25
+            failed = int(p["warning"]) + 25
 
             def fn(qi):
                 qi.structures["QSST"]["QSSTRCNZ"][0] = failed
@@ -1813,7 +1855,9 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold_text('CHIN16', 'warning')} with the median of their messages at most "
         f"{threshold('CHIN16', 'max_median_msgs'):g}",
         "SUP": "supplementary rules (not MP16): SUP01-SUP03 on each queue manager's storage manager record (QSST) "
-        "of the interval, object storage_manager named by the queue manager",
+        "of the interval, object storage_manager named by the queue manager; SUP04-SUP06 on its log manager record "
+        f"(QJST), object queue_manager as LOG01-LOG03; SUP04 with at least {threshold('SUP04', 'min_volume'):g} "
+        "checkpoints in the interval; SUP05 in intervals with log reads",
         "LOG10": "log bytes = QJSTBFFL x 4096 against MP16's expected bytes: per persistent put (QMSTSPP, average "
         "length QMSTPBP / QMSTSPP) MP16's put-and-get table interpolated by length, QMSTGET beyond QMSTSPP at "
         f"{threshold('LOG10', 'get_log_bytes'):g} bytes, and per channel batch that can hold a persistent message "
@@ -1823,5 +1867,5 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG15, "
         "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
-        "CHIN09, CHIN11-CHIN18, SUP01-SUP03 (see expected_firings, computed from the written values)",
+        "CHIN09, CHIN11-CHIN18, SUP01-SUP06 (see expected_firings, computed from the written values)",
     }
