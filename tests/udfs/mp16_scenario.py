@@ -94,7 +94,8 @@ GENERATED = (
     "CHIN17@QM04#7",
     "LOG10@QM04#5",  # the QSG's quietest log, doubled: LOG11's spread across the members stays below 1.5
     "CHIN18@QM02#3",  # the compressing channel's dispatcher busy: CHIN04 (and CHIN03) fire on QM02CHIN too
-    # Supplementary rules (not MP16): the storage manager (QSST) and the log manager (QJST). SUP04's
+    # Supplementary rules (not MP16): the storage, lock and Db2 managers (QSST, QLST, Q5ST), an SMDS
+    # (QESD), the channel initiator's DNS task (115/231) and the log manager (QJST). SUP04's
     # checkpoints also make LOG03 and LOG04 fire there; SUP05's archive reads LOG06. SUP04 also fires
     # where LOG02's and CF17's log volume takes many checkpoints (QM02#2, every member at #6).
     "SUP01@QM01#5",
@@ -103,6 +104,10 @@ GENERATED = (
     "SUP04@QM02#5",
     "SUP05@QM03#4",
     "SUP06@QM04#1",
+    "SUP07@QM01#2",
+    "SUP08@QM03#5",
+    "SUP09@QM04#3",
+    "SUP10@QM02#1",
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}
@@ -388,7 +393,9 @@ def _epvt_nearly_full(cols, i, qi):
 # injection is critical); CHIN03 by channels per dispatcher (the injection: busy vs idle dispatchers);
 # CHIN08 by its escalation, MP16's practical ceiling of channels (CHIN05 fires there too); CHIN01
 # at info (only the highest-numbered adapter busy; the injection is the warning escalation); CHIN09
-# at critical against MP16's planning EPVT (the injection: a warning against the EPVT the site declares).
+# at critical against MP16's planning EPVT (the injection: a warning against the EPVT the site declares);
+# SUP08 at info (Db2 requests queued well above the queue manager's baseline; the injection: abends,
+# warning).
 ORACLE_VARIANTS = [
     Mutation(
         "CF11",
@@ -403,6 +410,8 @@ ORACLE_VARIANTS = [
     Mutation("CHIN08", "QM02", "channel_initiator", "QM02CHIN", 7, "QCCT", _channel_ceiling),
     Mutation("CHIN01", "QM04", "channel_initiator", "QM04CHIN", 4, "QCTADP", _last_adapter_busy, severity="info"),
     Mutation("CHIN09", "QM03", "channel_initiator", "QM03CHIN", 6, "QCCT", _epvt_nearly_full, severity="critical"),
+    # SUP08's info level: Db2 requests queue up (DHIGMAX 40 against 2 before), no abend or deadlock.
+    Mutation("SUP08", "QM01", "db2_manager", "QM01", 4, "Q5ST", _setter(DHIGMAX=40), severity="info"),
 ]
 
 # BP09 over a trailing window shortened to two hours (threshold-override run): QM01's pool 2

@@ -1,13 +1,23 @@
--- Supplementary rules SUP01-SUP06 (not MP16: the catalogue's own rules, with MP16 context, on
--- statistics MP16's rules leave unread). No mart holds the storage manager's statistics, so they are
--- read from staging with the queue manager's QSG.
+-- Supplementary rules SUP01-SUP10 (not MP16: the catalogue's own rules and IBM MQ documentation's,
+-- with MP16 context, on statistics MP16's rules leave unread). No mart holds the storage, lock, Db2
+-- manager and SMDS statistics, so they are read from staging with the queue manager's QSG.
 -- SUP01-SUP03: the storage manager (QSST, SMF 115 subtype 1): storage became critical (short on
 -- storage), abends for lack of storage, GETMAIN / FREEMAIN requests with a non-zero return code.
 -- SUP04-SUP06: the log manager (fct_log_stats; the tape contention delays and paged-in buffers the
 -- fact does not carry from stg_smf__qjst): checkpoints per hour in an interval with min_volume
 -- checkpoints, tape contention delays per log read, log buffers paged in.
--- Grain: one row per rule x queue manager x object (its storage manager or log) x interval that fires.
+-- SUP07: the lock manager (QLST) with the calls of fct_message_manager_stats: lock requests per MQPUT +
+-- MQGET against the queue manager's baseline (its average over the previous baseline_intervals
+-- intervals; none in its first), in intervals with min_volume calls.
+-- SUP08: the Db2 manager (Q5ST): server task abends or deadlock timeouts (warning); else the request
+-- queue's high-water mark DHIGMAX above the info floor and baseline_factor x its baseline (info).
+-- SUP09: waits for a queue manager's SMDS buffers (QESD), per CF structure with SMDS.
+-- SUP10: the longest request of the channel initiator's DNS task (QCTLGDU: microseconds) in seconds.
+-- Grain: one row per rule x queue manager x object (its storage, lock or Db2 manager, log, SMDS of a
+-- structure or channel initiator) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set lock_baseline_intervals = [mp16_threshold(mp16, 'SUP07', 'baseline_intervals') | float | int, 1] | max %}
+{%- set queue_baseline_intervals = [mp16_threshold(mp16, 'SUP08', 'baseline_intervals') | float | int, 1] | max %}
 
 with
 
@@ -115,10 +125,193 @@ log_firings as (
     {% endcall %}
 ),
 
+lock_manager as (
+    select
+        message_manager.qmgr_name,
+        message_manager.qsg_name,
+        message_manager.interval_start_at,
+        message_manager.interval_end_at,
+        cast(lock_stats.lock_get_count as bigint) as lock_requests,
+        cast(message_manager.puts as bigint) + message_manager.gets as calls,
+        {{ safe_divide('lock_stats.lock_get_count', 'cast(message_manager.puts as bigint) + message_manager.gets') }}
+            as locks_per_call
+    from {{ ref('fct_message_manager_stats') }} as message_manager
+    inner join {{ ref('stg_smf__qlst') }} as lock_stats
+        on
+            message_manager.qmgr_name = lock_stats.qmgr_name
+            and message_manager.interval_start_at = lock_stats.interval_start_at
+),
+
+lock_baselines as (
+    select
+        *,
+        avg(locks_per_call) over (
+            partition by qmgr_name order by interval_start_at
+            rows between {{ lock_baseline_intervals }} preceding and 1 preceding
+        ) as locks_per_call_baseline
+    from lock_manager
+),
+
+lock_levels as (
+    select
+        *,
+        {{ safe_divide('locks_per_call', 'locks_per_call_baseline') }} as locks_per_call_to_baseline,
+        case
+            when calls >= {{ mp16_threshold(mp16, 'SUP07', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'SUP07', safe_divide('locks_per_call', 'locks_per_call_baseline')) }}
+        end as sup07_level
+    from lock_baselines
+),
+
+lock_firings as (
+    {% call mp16_fired_rows('lock_levels', 'lock_manager', 'levels.qmgr_name') %}
+            {{ mp16_firing(
+                'SUP07', 'sup07_level', 'sup07_level', 'locks_per_call_to_baseline',
+                mp16_severity_threshold(mp16, 'SUP07', 'sup07_level'),
+                "format_string('%.2f lock requests per MQPUT / MQGET (QLSTGETL %d over QMSTPUT + QMSTGET %d) against"
+                ~ " %.2f on average before', locks_per_call, lock_requests, calls, locks_per_call_baseline)"
+            ) }}
+    {% endcall %}
+),
+
+db2_manager as (
+    select
+        db2.qmgr_name,
+        qmgr_qsg.qsg_name,
+        db2.interval_start_at,
+        db2.interval_end_at,
+        cast(db2.server_task_abend_count as bigint) as server_task_abends,
+        cast(db2.deadlock_timeout_count as bigint) as deadlock_timeouts,
+        cast(db2.server_task_abend_count as double) + db2.deadlock_timeout_count as db2_failures,
+        cast(db2.request_queue_depth_max as double) as queued_requests_max,
+        avg(cast(db2.request_queue_depth_max as double)) over (
+            partition by db2.qmgr_name order by db2.interval_start_at
+            rows between {{ queue_baseline_intervals }} preceding and 1 preceding
+        ) as queued_requests_baseline
+    from {{ ref('stg_smf__q5st') }} as db2
+    left join qmgr_qsg on db2.qmgr_name = qmgr_qsg.qmgr_name
+),
+
+db2_levels as (
+    select
+        *,
+        case
+            when {{ mp16_crosses(mp16, 'SUP08', 'warning', 'db2_failures') }} then 'warning'
+            when
+                {{ mp16_crosses(mp16, 'SUP08', 'info', 'queued_requests_max') }}
+                and queued_requests_max
+                > {{ mp16_threshold(mp16, 'SUP08', 'baseline_factor') }} * queued_requests_baseline
+                then 'info'
+        end as sup08_level
+    from db2_manager
+),
+
+db2_firings as (
+    {% call mp16_fired_rows('db2_levels', 'db2_manager', 'levels.qmgr_name') %}
+            {{ mp16_firing(
+                'SUP08', 'sup08_level', 'sup08_level',
+                "case sup08_level when 'warning' then db2_failures else queued_requests_max end",
+                "case sup08_level when 'warning' then " ~ mp16_threshold(mp16, 'SUP08', 'warning') ~ " else greatest("
+                ~ mp16_threshold(mp16, 'SUP08', 'info') ~ ", " ~ mp16_threshold(mp16, 'SUP08', 'baseline_factor')
+                ~ " * queued_requests_baseline) end",
+                "format_string('%d Db2 server task abends (ABNDCNT), %d deadlock timeouts (DEADCNT); at most %d"
+                ~ " requests queued for a server task (DHIGMAX; %.1f on average before)', server_task_abends,"
+                ~ " deadlock_timeouts, cast(queued_requests_max as bigint), queued_requests_baseline)"
+            ) }}
+    {% endcall %}
+),
+
+smds as (
+    select
+        smds.qmgr_name,
+        qmgr_qsg.qsg_name,
+        smds.structure_name,
+        smds.interval_start_at,
+        smds.interval_end_at,
+        cast(smds.pool_wait_count as bigint) as pool_waits,
+        cast(smds.buffer_wait_count as bigint) as buffer_waits,
+        cast(smds.pool_wait_count as double) + smds.buffer_wait_count as smds_buffer_waits,
+        smds.pool_wait_time_us,
+        smds.buffer_wait_time_us
+    from {{ ref('stg_smf__qesd') }} as smds
+    left join qmgr_qsg on smds.qmgr_name = qmgr_qsg.qmgr_name
+),
+
+smds_levels as (
+    select
+        *,
+        {{ mp16_severity(mp16, 'SUP09', 'smds_buffer_waits') }} as sup09_level
+    from smds
+),
+
+smds_firings as (
+    {% call mp16_fired_rows('smds_levels', 'smds', 'levels.structure_name') %}
+            {{ mp16_firing(
+                'SUP09', 'sup09_level', 'sup09_level', 'smds_buffer_waits',
+                mp16_severity_threshold(mp16, 'SUP09', 'sup09_level'),
+                "format_string('%d waits for the SMDS buffer pool (QESDBFWP, %d us) and %d for a buffer (QESDBFWB,"
+                ~ " %d us)', pool_waits, pool_wait_time_us, buffer_waits, buffer_wait_time_us)"
+            ) }}
+    {% endcall %}
+),
+
+dns_tasks as (
+    select
+        qmgr_name,
+        interval_start_at,
+        max(longest_request_us) as longest_request_us,
+        max_by(longest_request_at, longest_request_us) as longest_request_at
+    from {{ ref('fct_channel_initiator_task_stats') }}
+    where task_type = 'dns'
+    group by qmgr_name, interval_start_at
+),
+
+dns as (
+    select
+        channel_initiator.qmgr_name,
+        channel_initiator.qsg_name,
+        coalesce(nullif(channel_initiator.chin_job_name, ''), channel_initiator.qmgr_name) as chin_job_name,
+        channel_initiator.interval_start_at,
+        channel_initiator.interval_end_at,
+        dns_tasks.longest_request_us / 1e6 as longest_request_seconds,
+        dns_tasks.longest_request_at
+    from {{ ref('fct_channel_initiator_stats') }} as channel_initiator
+    inner join dns_tasks
+        on
+            channel_initiator.qmgr_name = dns_tasks.qmgr_name
+            and channel_initiator.interval_start_at = dns_tasks.interval_start_at
+),
+
+dns_levels as (
+    select
+        *,
+        {{ mp16_severity(mp16, 'SUP10', 'longest_request_seconds') }} as sup10_level
+    from dns
+),
+
+dns_firings as (
+    {% call mp16_fired_rows('dns_levels', 'channel_initiator', 'levels.chin_job_name') %}
+            {{ mp16_firing(
+                'SUP10', 'sup10_level', 'sup10_level', 'longest_request_seconds',
+                mp16_severity_threshold(mp16, 'SUP10', 'sup10_level'),
+                "format_string('the longest request of the DNS task took %.3f s (QCTLGDU), at %s UTC (QCTLGTM)',"
+                ~ " longest_request_seconds, date_format(longest_request_at, 'yyyy-MM-dd HH:mm:ss'))"
+            ) }}
+    {% endcall %}
+),
+
 final as (
     select * from storage_firings
     union all
     select * from log_firings
+    union all
+    select * from lock_firings
+    union all
+    select * from db2_firings
+    union all
+    select * from smds_firings
+    union all
+    select * from dns_firings
 )
 
 select * from final

@@ -98,6 +98,10 @@ SUPPORTED_RULES = (
     "SUP04",
     "SUP05",
     "SUP06",
+    "SUP07",
+    "SUP08",
+    "SUP09",
+    "SUP10",
 )
 # Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
 SUPPORTED_CHECKS = (

@@ -72,17 +72,21 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
         "QJSTBPAG",
     },
     "QIS1": {"QIS1BPNO", "QIS1CKPP"},
-    "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN", "QMSTGET"},
+    "QMST": {"QMSTSPP", "QMSTPBP", "QMSTOPEN", "QMSTPUT", "QMSTGET"},
     # Storage manager (115/1), for the supplementary rules SUP01-SUP03.
     "QSST": {"QSSTCRIT", "QSSTABND", "QSSTRCNZ"},
+    "QLST": {"QLSTGETL"},  # SUP07
     "QEST": {"QESTSTR", "QESTSFUL", "QESTRSEC", "QESTRMEC", "QESTCSEC", "QESTCMEC", "QESTMNUS", "QESTMLUS"},
-    "QESD": {"QESDSTR", "QESDSMBU", "QESDSMBT", "QESDSMFL"},
+    "QESD": {"QESDSTR", "QESDSMBU", "QESDSMBT", "QESDSMFL", "QESDBFWP", "QESDBFWB", "QESDBFPT", "QESDBFBT"},
     "Q5ST": {
         *(f"{kind}{what}" for kind in ("READ", "WRIT", "UPDT", "DELE", "LIST") for what in ("CNT", "TCUW")),
         *(f"LMS{op}" for op in ("SEL", "INS", "UPD", "DEL", "LIS")),
         "SCSINS",
         "SCSUPD",
         "SCSDEL",
+        "DHIGMAX",  # SUP08
+        "ABNDCNT",
+        "DEADCNT",
     },
     # Class 3 accounting (SMF 116): the task (WTID, WTAS) and its queues (WQ blocks).
     "WTID": {"WTIDCCN"},
@@ -116,6 +120,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     "QCTADP": {"QCTELTM"},
     "QCTDSP": {"QCTELTM", "QCTCHLN"},
     "QCTSSL": {"QCTELTM"},
+    "QCTDNS": {"QCTLGDU"},  # SUP10
     "QCST": {
         "QCSTCHNM",
         "QCSTCNNM",
@@ -422,6 +427,10 @@ class Oracle:
         self.log_volume()
         self.storage_manager()
         self.log_manager()
+        self.lock_manager()
+        self.db2_manager()
+        self.smds_buffers()
+        self.dns()
         self.out.sort(key=lambda f: (f["interval"], f["qmgr"], f["rule_id"], f["object_name"]))
         return self.out
 
@@ -1534,6 +1543,96 @@ class Oracle:
                 self.fire("SUP05", sev, *args, share, f"QJSTTVC per log read {threshold_text('SUP05', sev)}")
             if sev := level("SUP06", int(paged[i])):
                 self.fire("SUP06", sev, *args, int(paged[i]), f"QJSTBPAG {threshold_text('SUP06', sev)}")
+
+    def lock_manager(self) -> None:
+        """SUP07: lock requests per MQPUT / MQGET (QLSTGETL / (QMSTPUT + QMSTGET)) against the queue
+        manager's own average of it over its previous intervals (those with calls), with volume."""
+        t, m = self.table("QLST"), self.table("QMST")
+        if t is None or m is None:
+            return
+        calls = {
+            (q, int(kk)): int(p) + int(g)
+            for q, kk, p, g in zip(_str(m, "qmgr"), self._k(m), _num(m, "QMSTPUT"), _num(m, "QMSTGET"), strict=True)
+        }
+        qm, k, st, locks = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QLSTGETL")
+        sup07 = self.p["SUP07"]
+        window = max(int(sup07["baseline_intervals"]), 1)
+        history: dict[str, list[float | None]] = {}
+        for i in sorted(range(len(qm)), key=lambda i: (qm[i], st[i])):
+            made = calls.get((qm[i], int(k[i])))
+            if made is None:
+                continue
+            earlier = [r for r in history.setdefault(qm[i], [])[-window:] if r is not None]
+            per_call = locks[i] / made if made else None
+            history[qm[i]].append(per_call)
+            usual = sum(earlier) / len(earlier) if earlier else 0.0
+            if per_call is None or made < sup07["min_volume"] or usual <= 0:
+                continue
+            if sev := level("SUP07", per_call / usual):
+                self.fire(
+                    "SUP07", sev, qm[i], "lock_manager", qm[i], k[i], st[i], per_call / usual,
+                    f"QLSTGETL per MQPUT + MQGET / its average before {threshold_text('SUP07', sev)}",
+                )  # fmt: skip
+
+    def db2_manager(self) -> None:
+        """SUP08: Db2 server task abends or deadlock timeouts (warning); else the request queue's
+        high-water mark (DHIGMAX) above the info floor and baseline_factor x its average over the
+        previous intervals (info)."""
+        t = self.table("Q5ST")
+        if t is None:
+            return
+        qm, k, st = _str(t, "qmgr"), self._k(t), _num(t, "interval_start")
+        failures = _num(t, "ABNDCNT") + _num(t, "DEADCNT")
+        queued = _num(t, "DHIGMAX")
+        sup08 = self.p["SUP08"]
+        window = max(int(sup08["baseline_intervals"]), 1)
+        history: dict[str, list[int]] = {}
+        for i in sorted(range(len(qm)), key=lambda i: (qm[i], st[i])):
+            args = (qm[i], "db2_manager", qm[i], k[i], st[i])
+            earlier = history.setdefault(qm[i], [])[-window:]
+            history[qm[i]].append(int(queued[i]))
+            if COMPARE[sup08["comparison"]](failures[i], sup08["warning"]):
+                self.fire("SUP08", "warning", *args, int(failures[i]), f"ABNDCNT + DEADCNT > {sup08['warning']:g}")
+            elif (
+                earlier
+                and COMPARE[sup08["comparison"]](queued[i], sup08["info"])
+                and queued[i] > sup08["baseline_factor"] * sum(earlier) / len(earlier)
+            ):
+                self.fire(
+                    "SUP08", "info", *args, int(queued[i]),
+                    f"DHIGMAX > {sup08['info']:g} and > {sup08['baseline_factor']:g} x its average before",
+                )  # fmt: skip
+
+    def smds_buffers(self) -> None:
+        """SUP09: waits for a queue manager's SMDS buffer pool or buffers (QESDBFWP + QESDBFWB)."""
+        t = self.table("QESD")
+        if t is None:
+            return
+        qm, k, st, name = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QESDSTR")
+        waits = _num(t, "QESDBFWP") + _num(t, "QESDBFWB")
+        for i in range(len(qm)):
+            if sev := level("SUP09", int(waits[i])):
+                self.fire(
+                    "SUP09", sev, qm[i], "smds", name[i], k[i], st[i], int(waits[i]),
+                    f"QESDBFWP + QESDBFWB {threshold_text('SUP09', sev)}",
+                )  # fmt: skip
+
+    def dns(self) -> None:
+        """SUP10: the DNS task's longest request of the interval (QCTLGDU, microseconds) in seconds,
+        on the channel initiator named by its job name."""
+        t, c = self.table("QCTDNS"), self.table("QCCT")
+        if t is None or c is None:
+            return
+        jobs = {(q, int(kk)): j or q for q, kk, j in zip(_str(c, "qmgr"), self._k(c), _str(c, "QCCTJOBN"), strict=True)}
+        qm, k, st, longest_us = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QCTLGDU")
+        for i in range(len(qm)):
+            job = jobs.get((qm[i], int(k[i])))
+            seconds = longest_us[i] / 1e6
+            if job is not None and (sev := level("SUP10", seconds)):
+                self.fire(
+                    "SUP10", sev, qm[i], "channel_initiator", job, k[i], st[i], seconds,
+                    f"longest DNS request (QCTLGDU) {threshold_text('SUP10', sev)} s",
+                )  # fmt: skip
 
 
 def _short_lived(role: str, severity: str | None) -> str | None:

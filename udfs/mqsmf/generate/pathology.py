@@ -107,6 +107,10 @@ SUPPLEMENTARY_OBJECTS = {
     "SUP04": "queue_manager",  # its log, as LOG01-LOG03
     "SUP05": "queue_manager",
     "SUP06": "queue_manager",
+    "SUP07": "lock_manager",
+    "SUP08": "db2_manager",
+    "SUP09": "smds",
+    "SUP10": "channel_initiator",
 }
 SUP05_ARCHIVE_READS = 40  # log reads from an archive on tape in SUP05's interval
 CHURN_CHANNEL = "WEB.SVRCONN"  # CHIN16: the SVRCONN channel whose client connections come and go
@@ -1048,6 +1052,81 @@ class _Planner:
         self.record_injection(rule, qm, "channel_initiator", f"{qm.name}CHIN", k, how)
 
     def inject_supplementary(self, target: Target, rule: str, qms, ks) -> None:
+        if rule in ("SUP07", "SUP08", "SUP09", "SUP10"):
+            self.inject_supplementary_managers(target, rule, qms, ks)
+            return
+        self.inject_supplementary_counters(target, rule, qms, ks)
+
+    def inject_supplementary_managers(self, target: Target, rule: str, qms, ks) -> None:
+        """SUP07 (lock requests per call, against the previous intervals), SUP08 (Db2 server task
+        abends and deadlock timeouts), SUP09 (SMDS buffer waits) and SUP10 (a slow DNS request):
+        values of the interval's QLST, Q5ST, QESD or 115/231 DNS task, set before it is written."""
+        p = rule_parameters()[rule]
+        names = self.topology.structure_names
+        if rule in ("SUP08", "SUP09"):  # Db2 and SMDS statistics: QSG members only
+            qms = [qm for qm in qms if qm.qsg]
+            if not qms:
+                raise PlanError(f"{target}: needs a queue manager in a queue-sharing group")
+        if rule == "SUP09":
+            structs = [i for i, (n, *_, smds) in enumerate(self.topology.structures) if smds and n.startswith("APPL")]
+            if target.object_name is not None:
+                structs = [i for i in structs if names[i] == target.object_name]
+            cands = [([("smds", qm.index, s, k)], (qm, s, k)) for qm in qms for s in structs for k in ks]
+            qm, s, k = self.place(target, cands, "shared message data set")
+            pool_waits, buffer_waits = 4, 25
+
+            def fn(qi, name=names[s]):
+                cols = qi.structures["QESD"]
+                i = list(cols["QESDSTR"]).index(name)
+                cols["QESDBFWP"][i], cols["QESDBFWB"][i] = pool_waits, buffer_waits
+                cols["QESDBFPT"][i], cols["QESDBFBT"][i] = pool_waits * 1_500, buffer_waits * 900  # microseconds
+                cols["QESDBFMP"][i], cols["QESDBFMB"][i] = 2, 3
+
+            self.mutate(qm, k, fn)
+            how = f"{pool_waits} waits for the SMDS buffer pool and {buffer_waits} for a buffer (DSBUFS too small)"
+            self.record_injection(rule, qm, "smds", names[s], k, how)
+            return
+        claim = {"SUP07": "lock", "SUP08": "db2", "SUP10": "chin"}[rule]
+        ks = [k for k in ks if k >= 1] if rule == "SUP07" else ks  # SUP07 needs an interval before it
+        if not ks:
+            raise PlanError(f"{target}: needs an interval after the first (its baseline)")
+        cands = [([(claim, qm.index, k)], (qm, k)) for qm in qms for k in ks]
+        qm, k = self.place(target, cands, "queue manager interval")
+        object_name = qm.name
+        if rule == "SUP07":
+            factor = p["info"] + 2  # lock requests per call this many times the usual
+
+            def fn(qi):
+                cols = qi.structures["QLST"]
+                for name in ("QLSTGETL", "QLSTRELL", "QLSTHLDL"):
+                    cols[name][0] = int(factor * int(cols[name][0]))
+
+            how = f"units of work {factor:g} times the usual size: {factor:g} times the lock requests per MQPUT / MQGET"
+        elif rule == "SUP08":
+            abends, timeouts = 1, 2
+
+            def fn(qi):
+                cols = qi.structures["Q5ST"]
+                cols["ABNDCNT"][0], cols["DEADCNT"][0] = abends, timeouts
+
+            how = f"{abends} Db2 server task abend and {timeouts} deadlock timeouts"
+        else:
+            longest_us = int(2.5 * p["info"] * US_PER_S)  # QCTLGDU is a duration; the rule is in seconds
+
+            def fn(qi):
+                cols = qi.structures["QCTDNS"]
+                interval_us = int(cols["QCTELTM"][0]) + int(cols["QCTWTTM"][0])
+                cols["QCTLGDU"][0] = longest_us
+                cols["QCTELTM"][0] = min(interval_us, int(cols["QCTELTM"][0]) + longest_us)
+                cols["QCTWTTM"][0] = interval_us - int(cols["QCTELTM"][0])
+                cols["QCTREQN"][0] = max(1, int(cols["QCTREQN"][0]))
+
+            how = f"a DNS look-up of a channel's CONNAME took {longest_us / US_PER_S:g} s"
+            object_name = f"{qm.name}CHIN"
+        self.mutate(qm, k, fn)
+        self.record_injection(rule, qm, SUPPLEMENTARY_OBJECTS[rule], object_name, k, how)
+
+    def inject_supplementary_counters(self, target: Target, rule: str, qms, ks) -> None:
         """Supplementary rules (not MP16): counters of the interval's storage manager (QSST) or log
         manager (QJST) record, each crossing its rule's threshold from the seed; the rest of the record
         stays as simulated. SUP04's checkpoints are the log simulation's own (as LOG03's)."""
@@ -1857,7 +1936,12 @@ def rule_assumptions(scenario) -> dict:
         "SUP": "supplementary rules (not MP16): SUP01-SUP03 on each queue manager's storage manager record (QSST) "
         "of the interval, object storage_manager named by the queue manager; SUP04-SUP06 on its log manager record "
         f"(QJST), object queue_manager as LOG01-LOG03; SUP04 with at least {threshold('SUP04', 'min_volume'):g} "
-        "checkpoints in the interval; SUP05 in intervals with log reads",
+        "checkpoints in the interval; SUP05 in intervals with log reads; SUP07 (lock_manager) and SUP08's info "
+        "level (db2_manager) against the queue manager's average over its previous intervals (SUP07: "
+        f"{threshold('SUP07', 'baseline_intervals'):g} intervals, with at least {threshold('SUP07', 'min_volume'):g} "
+        "MQPUT + MQGET calls), not judged in its first; SUP09 per shared message data set (smds, named by its "
+        "structure); SUP10 on the DNS task's longest request (QCTLGDU) in seconds, object channel_initiator named "
+        "by its job name",
         "LOG10": "log bytes = QJSTBFFL x 4096 against MP16's expected bytes: per persistent put (QMSTSPP, average "
         "length QMSTPBP / QMSTSPP) MP16's put-and-get table interpolated by length, QMSTGET beyond QMSTSPP at "
         f"{threshold('LOG10', 'get_log_bytes'):g} bytes, and per channel batch that can hold a persistent message "
@@ -1867,5 +1951,5 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG15, "
         "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
-        "CHIN09, CHIN11-CHIN18, SUP01-SUP06 (see expected_firings, computed from the written values)",
+        "CHIN09, CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the written values)",
     }
