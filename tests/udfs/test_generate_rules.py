@@ -10,6 +10,7 @@ import csv
 import math
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 
@@ -463,3 +464,31 @@ def test_oracle_q11_skips_the_restart_phase():
     fired = evaluate(_accounting_tables(tasks), {}, ACCT_START, ACCT_SECONDS)
     judged = [f["interval"] for f in fired if f["rule_id"] == "Q11"]
     assert judged == [k for k in range(periods) if k * ACCT_SECONDS >= window] and judged
+
+
+def test_acctq_off_and_class3_off_leave_out_what_they_name():
+    """ACCTQ(OFF) queues have no WQ block, though their queue statistics show them busy; a queue
+    manager interval outside the class 3 sample windows has no SMF 116 task record at all."""
+    base = dict(seed=5, qmgrs=2, lpars=1, queues=16, intervals=3, versions=("9.4.0",))
+    wq = generate_scenario(ScenarioConfig(**base)).truth("WQST").to_pandas()
+    accounted = wq[wq.qmgr == "QM01"].OBJNAME.str.strip().value_counts()
+    off = sorted(accounted.index)[:2]
+    assert len(off) == 2
+    config = ScenarioConfig(**base, acctq_off=tuple(f"QM01:{q}" for q in off), class3_off=("QM02#1",))
+    sampled = generate_scenario(config)
+    after = sampled.truth("WQST").to_pandas()
+    mine = after[after.qmgr == "QM01"].OBJNAME.str.strip()
+    assert not mine.isin(off).any()
+    assert len(mine) == len(wq[wq.qmgr == "QM01"]) - int(accounted[off].sum())
+    queues = sampled.truth("QQST").to_pandas()
+    busy = queues[(queues.qmgr == "QM01") & queues.QQSTQNAM.str.strip().isin(off)]
+    moved = sum(pd.to_numeric(busy[column]) for column in ("QQSTPUTS", "QQSTPUT1", "QQSTGETS"))
+    assert len(busy) == 2 * 3 and (moved > 0).all()
+    tasks = sampled.truth("WTAS").to_pandas()
+    seconds = (tasks.WTASINTS - pd.Timestamp(config.start)).dt.total_seconds()
+    written = set(zip(tasks.qmgr, (seconds // config.interval_seconds).astype(int), strict=True))
+    assert written == {(q, k) for q in ("QM01", "QM02") for k in range(3)} - {("QM02", 1)}
+    with pytest.raises(ValueError, match="QMGR:QUEUE"):
+        ScenarioConfig(**base, acctq_off=("QM01",))
+    with pytest.raises(ValueError, match="QMGR#INTERVAL"):
+        ScenarioConfig(**base, class3_off=("QM02",))

@@ -188,6 +188,16 @@ def add_subcommand(subparsers) -> None:
         "(their event messages for it are null events)",
     )
     g.add_argument(
+        "--acctq-off",
+        metavar="QMGR:QUEUE,...",
+        help="queues with ACCTQ(OFF): class 3 accounting (SMF 116) writes no WQ block for them",
+    )
+    g.add_argument(
+        "--class3-off",
+        metavar="QMGR#K,...",
+        help="intervals outside the class 3 accounting sample windows: no SMF 116 subtype 1 or 2 record",
+    )
+    g.add_argument(
         "--perfmev-disabled",
         metavar="QMGR,...",
         help="queue managers with PERFMEV(DISABLED) for --events (default: the last of three or more; '' for none)",
@@ -217,6 +227,9 @@ def config_from_args(args: argparse.Namespace) -> ScenarioConfig:
         overrides["versions"] = tuple(v for v in args.versions.split(",") if v.strip())
     if getattr(args, "idle_shared", None):
         overrides["idle_shared"] = tuple(q.strip().upper() for q in args.idle_shared.split(",") if q.strip())
+    for option in ("acctq_off", "class3_off"):
+        if getattr(args, option, None):
+            overrides[option] = tuple(spec.strip() for spec in getattr(args, option).split(",") if spec.strip())
     if args.no_partial_records:
         overrides["partial_records"] = False
     if getattr(args, "qmgr", None):

@@ -299,9 +299,22 @@ class ScenarioConfig:
     # Queue managers that neither put to nor get from their QSG's last shared queue: their queue
     # depth event messages for it are null events (IBM MQ 'Shared queues and queue depth events on z/OS').
     idle_shared: tuple[str, ...] = ()
+    # Queues with ACCTQ(OFF) against the queue manager's default, "QMGR:QUEUE": class 3 accounting
+    # writes no WQ block for them, so the accounted tasks' records leave them out (MP16 rules
+    # document, section 6, "Accounting completeness").
+    acctq_off: tuple[str, ...] = ()
+    # Intervals of a queue manager outside the class 3 sample windows, "QMGR#K": no SMF 116
+    # subtype 1 or 2 record (MP16 suggests collecting class 3 periodically: section 6, "SMF 116 class 3").
+    class3_off: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "versions", tuple(normalise_version(v) for v in self.versions))
+        for spec in self.acctq_off:
+            if not re.fullmatch(r"[A-Za-z0-9]{1,4}:.{1,48}", spec):
+                raise ValueError(f"acctq_off {spec!r}: use QMGR:QUEUE")
+        for spec in self.class3_off:
+            if not re.fullmatch(r"[A-Za-z0-9]{1,4}#\d+", spec):
+                raise ValueError(f"class3_off {spec!r}: use QMGR#INTERVAL")
         if self.estate:
             plans = tuple(p if isinstance(p, QmgrPlan) else QmgrPlan.parse(p) for p in self.estate)
             names = [p.name for p in plans]
@@ -343,6 +356,14 @@ class ScenarioConfig:
             ts = ts.replace(tzinfo=UTC)
         return int(ts.timestamp()) * US_PER_S + ts.microsecond
 
+    def acctq_off_queues(self, qmgr: str) -> set[str]:
+        """Queue names of ``qmgr`` with ACCTQ(OFF) (acctq_off)."""
+        return {spec.split(":", 1)[1] for spec in self.acctq_off if spec.split(":", 1)[0] == qmgr}
+
+    def has_class3(self, qmgr: str, k: int) -> bool:
+        """Whether class 3 accounting is collected on ``qmgr`` in its interval ``k`` (class3_off)."""
+        return f"{qmgr}#{k}" not in self.class3_off
+
     @property
     def n_shared(self) -> int:
         """Shared queues of each queue-sharing group."""
@@ -363,7 +384,7 @@ class ScenarioConfig:
             v = getattr(self, f.name)
             out[f.name] = (
                 [str(t) for t in v]
-                if f.name in ("inject", "violate", "estate", "idle_shared")
+                if f.name in ("inject", "violate", "estate", "idle_shared", "acctq_off", "class3_off")
                 else list(v)
                 if isinstance(v, tuple)
                 else v

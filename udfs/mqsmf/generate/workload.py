@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .config import US_PER_S
-from .families.accounting import accounting_records, server_tasks
+from .families.accounting import accounting_records, server_tasks, without_queues
 from .families.buffer_pools import buffer_pool_statistics, page_set_statistics
 from .families.channel_initiator import channel_accounting, channel_initiator_statistics
 from .families.coupling_facility import coupling_facility_statistics
@@ -256,6 +256,8 @@ class Simulation:
         tasks = server_tasks(k, qm, queue_columns, self.topology.structure_names, qm.intervals[0].start_us)
         for add_tasks in self.effects.accounting.get((k, qm.index), ()):
             tasks += add_tasks(qm, queue_columns, self.topology.structure_names)
+        config = self.topology.config
+        tasks = without_queues(tasks, config.acctq_off_queues(qm.name)) if config.has_class3(qm.name, k) else []
         accounting = accounting_records(qm, tasks, start, end, qm.rel)
         task_of = accounting.pop("task_of")
         structures.update(accounting)

@@ -145,6 +145,14 @@ def server_tasks(k: int, qm: QueueManager, queue_columns: dict, structure_names,
     return tasks
 
 
+def without_queues(tasks: list[Task], names: set[str]) -> list[Task]:
+    """The tasks with no WQ block for the queues named: ACCTQ(OFF) on a queue leaves it out of every
+    task's class 3 accounting (the task's own WTAS is still written)."""
+    for task in tasks:
+        task.queues = [block for block in task.queues if block["name"] not in names]
+    return tasks
+
+
 def _share(n: int, i: int, parts: int) -> int:
     """The i-th of ``parts`` near-equal shares of n."""
     return n // parts + (i < n % parts)
