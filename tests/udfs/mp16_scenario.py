@@ -25,6 +25,11 @@ from mqsmf.generate.mp16_oracle import rule_parameters
 
 CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.3", "9.4.0", "10.0.0", "9.4.3"))
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
+# Class 3 accounting completeness (MP16 rules document, section 6, "Accounting completeness" and
+# "SMF 116 class 3"): three reply queues of QM01's router task with ACCTQ(OFF), busy but without WQ
+# blocks, where Q05 and CF12 fire; QC01 outside the class 3 sample windows in three intervals.
+ACCTQ_OFF = ("QM01:APP.INVENTORY.REQUEST", "QM01:APP.AUDIT.REQUEST", "QM01:BATCH.%%.NIGHTLY_RUN")
+CLASS3_OFF = ("QC01#2", "QC01#3", "QC01#4")
 
 # RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
 # The configuration rules (BP12, CF06, CF08, CF15, LOG15, Q09; BP14 with the page set write rate) fire
@@ -453,8 +458,41 @@ def q08_queue_of(scenario) -> str:
     raise AssertionError("no free busy queue for Q08 on QM02")
 
 
-def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
-    config = ScenarioConfig(**CONFIG, inject=tuple(Target.parse(t) for t in GENERATED))
+@dataclass(frozen=True)
+class AccountingCoverage:
+    """What the generator wrote for one queue manager interval: the queues with puts or gets in its
+    queue statistics (QQST), the queues of its WQ blocks (every accounted task) and whether any
+    class 3 (WTAS) record was written."""
+
+    active: frozenset[str]
+    accounted: frozenset[str]
+    has_class_3: bool
+
+
+def _record_coverage(scenario) -> dict[tuple[str, int], AccountingCoverage]:
+    """{(qmgr, interval): AccountingCoverage}, filled as the scenario is written (a hook after every
+    other mutation of the interval, so it sees the counters as written)."""
+    truth: dict[tuple[str, int], AccountingCoverage] = {}
+
+    def record(qi, name: str) -> None:
+        q = qi.structures["QQST"]
+        moved = np.asarray(q["QQSTPUTS"], np.int64) + np.asarray(q["QQSTPUT1"], np.int64)
+        moved = moved + np.asarray(q["QQSTGETS"], np.int64)
+        active = {str(n).strip() for n, m in zip(q["QQSTQNAM"], moved, strict=True) if m > 0}
+        wq = qi.structures["WQST"]
+        names = [str(b or o).strip() for b, o in zip(wq["BASENAME"], wq["OBJNAME"], strict=True)]
+        tasks = len(next(iter(qi.structures["WTAS"].values()), []))
+        truth[(name, qi.k)] = AccountingCoverage(frozenset(active), frozenset(names), tasks > 0)
+
+    for qm in scenario.topology.qmgrs:
+        for k in range(scenario.config.intervals):
+            hooks = scenario.planned.mutations.setdefault((k, qm.index), [])
+            hooks.append(lambda qi, name=qm.name: record(qi, name))
+    return truth
+
+
+def write_injected(path: Path) -> tuple[dict, list[Mutation], dict[tuple[str, int], AccountingCoverage]]:
+    config = ScenarioConfig(**CONFIG, inject=tuple(Target.parse(t) for t in GENERATED), acctq_off=ACCTQ_OFF)
     scenario = plan_scenario(config)
     planned = mutations(q08_queue_of(scenario))
     for m in planned:
@@ -468,8 +506,11 @@ def write_injected(path: Path) -> tuple[dict, list[Mutation]]:
         scenario.planned.mutations.setdefault((0, qm.index), []).append(
             lambda qi, sc=scenario: _busy_pools(sc, qi.structures["QPST"], None, qi)
         )
-    return write_scenario(scenario, str(path)), planned
+    coverage = _record_coverage(scenario)
+    return write_scenario(scenario, str(path)), planned, coverage
 
 
-def write_clean(path: Path) -> dict:
-    return write_scenario(plan_scenario(ScenarioConfig(**CONFIG, **CLEAN_NAMES)), str(path))
+def write_clean(path: Path) -> tuple[dict, dict[tuple[str, int], AccountingCoverage]]:
+    scenario = plan_scenario(ScenarioConfig(**CONFIG, **CLEAN_NAMES, class3_off=CLASS3_OFF))
+    coverage = _record_coverage(scenario)
+    return write_scenario(scenario, str(path)), coverage

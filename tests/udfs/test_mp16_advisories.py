@@ -35,8 +35,10 @@ from mqsmf.generate.pathology import CHANNEL_RULES
 
 from .dbt_results import failures
 from .mp16_scenario import (
+    ACCTQ_OFF,
     BP09_NO_WRITES,
     BP11_POOL,
+    CLASS3_OFF,
     CONFIG,
     FIRES,
     GENERATED,
@@ -52,6 +54,7 @@ pytestmark = pytest.mark.spark
 PROJECT = Path(__file__).resolve().parents[2]
 SCHEMA = "mp16"
 MARTS = f"{SCHEMA}_marts"
+INTERMEDIATE = f"{SCHEMA}_intermediate"
 ADVISORIES = "path:models/marts/advisories"
 GENERATOR_RULES = {t.split("@")[0] for t in GENERATED}
 CONFIG_INTERVALS = CONFIG["intervals"]
@@ -108,8 +111,8 @@ def seed_parameters() -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def built(spark, dbt, tmp_path_factory):
     work = tmp_path_factory.mktemp("mp16")
-    injected_manifest, planted = write_injected(work / "injected.dat")
-    clean_manifest = write_clean(work / "clean.dat")
+    injected_manifest, planted, injected_coverage = write_injected(work / "injected.dat")
+    clean_manifest, clean_coverage = write_clean(work / "clean.dat")
     site = [site_config_vars(m) for m in (injected_manifest, clean_manifest)]
     variables = {
         "smf_paths": [str(work / "injected.dat"), str(work / "clean.dat")],
@@ -136,6 +139,8 @@ def built(spark, dbt, tmp_path_factory):
         assert result.success, failures(result)
         advisories = _advisories(spark, MARTS)
         summary = spark.table(f"{MARTS}.fct_mp16_daily_summary").toPandas()
+        coverage = spark.table(f"{INTERMEDIATE}.int_mp16__class_3_accounting_coverage").toPandas()
+        coverage["interval_start_at"] = pd.to_datetime(coverage["interval_start_at"], utc=True)
         overrides = {"BP11_window": 1, "CF03_critical": 99, "BP09_window": 2, "BP17_info": 3}
         unconfigured = {k: v for k, v in variables.items() if k not in CONFIGURATION_RULES.values()}
         rebuilt = dbt(
@@ -160,6 +165,8 @@ def built(spark, dbt, tmp_path_factory):
         tests=result,
         overridden=overridden,
         params=seed_parameters(),
+        coverage=coverage,
+        coverage_truth={**injected_coverage, **clean_coverage},
     )
 
 
@@ -772,3 +779,61 @@ def test_log10_and_chin18_fire_where_planted(built):
     busy = _hits(built.injected, "CHIN04", chin18["qmgr"], f"{chin18['qmgr']}CHIN")
     assert _interval_iso(built.manifest, chin18["interval"]) in set(map(_iso, busy.interval_start_at))
     assert not built.clean.rule_id.isin({"LOG10", "CHIN18"}).any()
+
+
+# Rules sourced from class 3 accounting (WQ, WTAS): each firing says the accounting is sampled and
+# how many of the interval's active queues it covers (MP16 rules document, section 6).
+CLASS_3_RULES = ("Q05", "Q11", "Q13", "CF12", "CF14", "APP01", "APP02")
+COVERAGE_NOTE = (
+    r"; from sampled class 3 accounting \(SMF 116\), which covers (\d+) of (\d+) queues active in the statistics "
+    r"interval \(QQST puts or gets\)$"
+)
+
+
+def _interval_of(built, start) -> int:
+    return built.manifest["time_range"]["interval_starts"].index(_iso(start))
+
+
+def test_class_3_coverage_counts_what_the_generator_accounted(built):
+    """int_mp16__class_3_accounting_coverage against the generator's own record of every queue
+    manager interval: the queues its QQST shows with puts or gets, the queues of the WQ blocks it
+    wrote (QM01's ACCTQ(OFF) queues left out) and whether it wrote class 3 at all (QC01 outside the
+    sample windows in CLASS3_OFF)."""
+    rows = {(r.qmgr_name, _interval_of(built, r.interval_start_at)): r for r in built.coverage.itertuples()}
+    assert set(rows) == set(built.coverage_truth)
+    for key, truth in built.coverage_truth.items():
+        row = rows[key]
+        assert (
+            row.has_class_3_accounting,
+            row.active_queues,
+            row.accounted_active_queues,
+            row.accounted_queues,
+        ) == (truth.has_class_3, len(truth.active), len(truth.active & truth.accounted), len(truth.accounted)), key
+    # The scenario plants what the test needs: QM01's ACCTQ(OFF) queues busy and unaccounted in every
+    # interval (fewer covered than active), and QC01 without class 3 where CLASS3_OFF says.
+    off = {spec.split(":", 1)[1] for spec in ACCTQ_OFF}
+    for k in range(CONFIG_INTERVALS):
+        truth = built.coverage_truth[("QM01", k)]
+        assert off <= truth.active and not off & truth.accounted
+        assert rows[("QM01", k)].accounted_active_queues < rows[("QM01", k)].active_queues
+    without = {(spec.split("#")[0], int(spec.split("#")[1])) for spec in CLASS3_OFF}
+    assert {key for key, row in rows.items() if not row.has_class_3_accounting} == without
+    assert all(rows[key].accounted_tasks == 0 and rows[key].accounted_queues == 0 for key in without)
+
+
+def test_class_3_firings_say_they_are_sampled_and_their_coverage(built):
+    frame = built.injected
+    fired = frame[frame.rule_id.isin(CLASS_3_RULES)]
+    assert set(fired.rule_id) == set(CLASS_3_RULES)
+    partial = 0
+    for r in fired.itertuples():
+        found = pd.Series([r.observation]).str.extract(COVERAGE_NOTE).iloc[0]
+        assert found.notna().all(), (r.rule_id, r.observation)
+        covered, active = int(found[0]), int(found[1])
+        truth = built.coverage_truth[(r.qmgr_name, _interval_of(built, r.interval_start_at))]
+        assert (covered, active) == (len(truth.active & truth.accounted), len(truth.active)), (r.rule_id, r.qmgr_name)
+        assert "sampled class 3 accounting" in r.message
+        partial += covered < active and r.qmgr_name == "QM01"
+    assert partial >= 2  # Q05 and CF12 on QM01, where ACCTQ(OFF) queues are active
+    others = frame[~frame.rule_id.isin(CLASS_3_RULES)]
+    assert not others.observation.str.contains("sampled class 3 accounting").any()

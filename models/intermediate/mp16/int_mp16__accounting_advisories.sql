@@ -10,11 +10,26 @@
 -- Q13: a queue with one input handle whose consumer (the accounted task with most gets from it)
 -- is busy for most of the interval.
 -- Class 3 data covers only the tasks and queues accounted (ACCTQ; MP16 suggests sampling it), so
--- a rule is silent where there is no accounting record. A task is named by its connection name and
--- thread tokens, an accounting period by its start.
+-- a rule is silent where there is no accounting record, and every firing of Q05, Q11, Q13, CF12,
+-- CF14, APP01 and APP02 says it comes from sampled class 3 accounting and how many of the queues
+-- active in the statistics interval that accounting covers (int_mp16__class_3_accounting_coverage;
+-- an accounting period: the interval holding its middle). A task is named by its connection name
+-- and thread tokens, an accounting period by its start.
 -- Grain: one row per rule x queue manager x queue or task x accounting period (Q12, Q13: statistics
 -- interval) that fires.
 {%- set mp16 = mp16_rule_parameters() %}
+{#- The sampling label of a firing, over columns active_queues, accounted_active_queues and
+    has_coverage (false: no queue statistics of the interval to measure the coverage against). #}
+{%- set sampling_note -%}
+case
+    when has_coverage
+        then format_string(
+            '; from sampled class 3 accounting (SMF 116), which covers %d of %d queues active in the statistics'
+            || ' interval (QQST puts or gets)', accounted_active_queues, active_queues
+        )
+    else '; from sampled class 3 accounting (SMF 116), no queue statistics (QQST) of the interval to measure its coverage'
+end
+{%- endset %}
 
 with
 
@@ -36,6 +51,10 @@ queue_stats as (
 
 segments as (
     select * from {{ ref('int_smf__qmgr_segments') }}
+),
+
+coverage as (
+    select * from {{ ref('int_mp16__class_3_accounting_coverage') }}
 ),
 
 -- The tasks' latch class 11 (DMCSEGAL) waits, per queue they opened: CF12's corroboration.
@@ -81,6 +100,70 @@ queue_periods as (
     group by qmgr_name, queue_name, period_start_at
 ),
 
+-- The coverage of an accounting period: that of the queue manager's statistics interval holding the
+-- period's middle (the latest such interval, should two overlap).
+accounting_periods as (
+    select
+        qmgr_name,
+        period_start_at,
+        period_end_at
+    from tasks
+    union
+    select
+        qmgr_name,
+        period_start_at,
+        period_end_at
+    from queue_periods
+),
+
+period_coverage as (
+    select
+        accounting_periods.qmgr_name,
+        accounting_periods.period_start_at,
+        accounting_periods.period_end_at,
+        coverage.active_queues,
+        coverage.accounted_active_queues,
+        row_number() over (
+            partition by
+                accounting_periods.qmgr_name, accounting_periods.period_start_at, accounting_periods.period_end_at
+            order by coverage.interval_start_at desc
+        ) as recency
+    from accounting_periods
+    inner join coverage
+        on
+            accounting_periods.qmgr_name = coverage.qmgr_name
+            and unix_micros(coverage.interval_start_at)
+            <= (unix_micros(accounting_periods.period_start_at) + unix_micros(accounting_periods.period_end_at)) div 2
+            and unix_micros(coverage.interval_end_at)
+            > (unix_micros(accounting_periods.period_start_at) + unix_micros(accounting_periods.period_end_at)) div 2
+),
+
+periods_with_coverage as (
+    select
+        accounting_periods.qmgr_name,
+        accounting_periods.period_start_at,
+        accounting_periods.period_end_at,
+        period_coverage.active_queues,
+        period_coverage.accounted_active_queues,
+        period_coverage.recency is not null as has_coverage
+    from accounting_periods
+    left join period_coverage
+        on
+            accounting_periods.qmgr_name = period_coverage.qmgr_name
+            and accounting_periods.period_start_at = period_coverage.period_start_at
+            and accounting_periods.period_end_at = period_coverage.period_end_at
+            and period_coverage.recency = 1
+),
+
+period_notes as (
+    select
+        qmgr_name,
+        period_start_at,
+        period_end_at,
+        {{ sampling_note | indent(8) }} as sampling_note
+    from periods_with_coverage
+),
+
 -- Q11 skips the queue's restart phase (macro mp16_restart_phase, on gets from the page set): the
 -- segment is the queue manager's run of statistics intervals that holds the period's start.
 queue_phases as (
@@ -105,13 +188,19 @@ queue_measures as (
         {{ safe_divide('page_set_gets', 'gets') }} as page_set_get_share,
         {{ safe_divide('opens - opens_without_cf', 'opens') }} as cf_open_share,
         {{ safe_divide('opens', 'period_seconds') }} as opens_per_second,
-        {{ safe_divide('latch_of_openers.latch_class_11_wait_time_us', 'opens') }} as latch_11_wait_us_per_open
+        {{ safe_divide('latch_of_openers.latch_class_11_wait_time_us', 'opens') }} as latch_11_wait_us_per_open,
+        period_notes.sampling_note
     from queue_phases
     left join latch_of_openers
         on
             queue_phases.qmgr_name = latch_of_openers.qmgr_name
             and queue_phases.queue_name = latch_of_openers.queue_name
             and queue_phases.period_start_at = latch_of_openers.period_start_at
+    left join period_notes
+        on
+            queue_phases.qmgr_name = period_notes.qmgr_name
+            and queue_phases.period_start_at = period_notes.period_start_at
+            and queue_phases.period_end_at = period_notes.period_end_at
 ),
 
 queue_levels as (
@@ -152,21 +241,22 @@ queue_firings as (
                 ~ " else " ~ mp16_threshold(mp16, 'Q05', 'max_depth') ~ " end",
                 "format_string('unindexed queue (INDXTYPE NONE): %d gets and browses by message or correlation id"
                 ~ " skipped %.1f messages each (GETSMSG / (GETS + GETBRWS)); highest depth %d (MAXQDPTH)',"
-                ~ " cast(specific_gets as bigint), keyed_scan_depth, cast(depth_max as bigint))",
+                ~ " cast(specific_gets as bigint), keyed_scan_depth, cast(depth_max as bigint)) || sampling_note",
                 window="'accounting period'",
                 comparison="case q05_leg when 'depth' then '>' end"
             ) }},
             {{ mp16_firing(
                 'Q11', 'q11_level', 'q11_level', 'page_set_get_share', mp16_severity_threshold(mp16, 'Q11', 'q11_level'),
                 "format_string('%d of %d gets read the message from the page set (GETPSN / GETN)',"
-                ~ " cast(page_set_gets as bigint), cast(gets as bigint))",
+                ~ " cast(page_set_gets as bigint), cast(gets as bigint)) || sampling_note",
                 window="'accounting period'"
             ) }},
             {{ mp16_firing(
                 'CF12', 'cf12_level', 'cf12_level', 'cf_open_share', mp16_severity_threshold(mp16, 'CF12', 'cf12_level'),
                 "format_string('%d opens of the shared queue (%.1f per second), %d of them without CF access"
                 ~ " (OPENCF0); latch class 11 wait of the opening tasks %.1f us per open', cast(opens as bigint),"
-                ~ " opens_per_second, cast(opens_without_cf as bigint), coalesce(latch_11_wait_us_per_open, 0))",
+                ~ " opens_per_second, cast(opens_without_cf as bigint), coalesce(latch_11_wait_us_per_open, 0))"
+                ~ " || sampling_note",
                 window="'accounting period'"
             ) }}
     {% endcall %}
@@ -174,12 +264,18 @@ queue_firings as (
 
 task_measures as (
     select
-        *,
-        {{ safe_divide('puts + put1s + gets', 'commits') }} as messages_per_commit,
-        {{ safe_divide('puts + put1s', 'commits') }} as puts_per_commit,
-        {{ safe_divide('persistent_messages', 'commits') }} as persistent_per_commit,
-        {{ safe_divide('commits', 'period_seconds') }} as commits_per_second
+        tasks.*,
+        {{ safe_divide('tasks.puts + tasks.put1s + tasks.gets', 'tasks.commits') }} as messages_per_commit,
+        {{ safe_divide('tasks.puts + tasks.put1s', 'tasks.commits') }} as puts_per_commit,
+        {{ safe_divide('tasks.persistent_messages', 'tasks.commits') }} as persistent_per_commit,
+        {{ safe_divide('tasks.commits', 'tasks.period_seconds') }} as commits_per_second,
+        period_notes.sampling_note
     from tasks
+    left join period_notes
+        on
+            tasks.qmgr_name = period_notes.qmgr_name
+            and tasks.period_start_at = period_notes.period_start_at
+            and tasks.period_end_at = period_notes.period_end_at
 ),
 
 task_levels as (
@@ -215,21 +311,22 @@ task_firings as (
                 "case app01_level when 'info' then puts_per_commit else messages_per_commit end",
                 mp16_severity_threshold(mp16, 'APP01', 'app01_level'),
                 "format_string('%d commits (CMN) for %d puts, %d MQPUT1s and %d gets: %.0f messages (%.0f puts)"
-                ~ " per unit of work', commits, puts, put1s, gets, messages_per_commit, puts_per_commit)",
+                ~ " per unit of work', commits, puts, put1s, gets, messages_per_commit, puts_per_commit)"
+                ~ " || sampling_note",
                 window="'accounting period'"
             ) }},
             {{ mp16_firing(
                 'APP02', 'app02_level', 'app02_level', 'commits_per_second',
                 mp16_severity_threshold(mp16, 'APP02', 'app02_level'),
                 "format_string('%.0f commits per second (CMN %d), %.2f persistent messages each', commits_per_second,"
-                ~ " commits, persistent_per_commit)",
+                ~ " commits, persistent_per_commit) || sampling_note",
                 window="'accounting period'"
             ) }},
             {{ mp16_firing(
                 'CF14', 'cf14_level', 'cf14_level', 'cf_structures_used',
                 mp16_severity_threshold(mp16, 'CF14', 'cf14_level'),
                 "format_string('%d commits on shared queues of %d CF structures (CFSTRUCNAME)', commits,"
-                ~ " cf_structures_used)",
+                ~ " cf_structures_used) || sampling_note",
                 window="'accounting period'"
             ) }}
     {% endcall %}
@@ -301,13 +398,18 @@ interval_measures as (
         {{ safe_divide('queue_stats.msgs_out', 'queue_stats.interval_seconds') }}
         * {{ safe_divide(
             'consumer.get_elapsed_us + consumer.put_elapsed_us + consumer.commit_elapsed_us', 'consumer.gets'
-        ) }} / 1e6 as consumer_utilisation
+        ) }} / 1e6 as consumer_utilisation,
+        coverage.qmgr_name is not null as has_coverage,
+        coverage.active_queues,
+        coverage.accounted_active_queues
     from queue_stats
     left join latest_index_type
         on queue_stats.queue_stats_key = latest_index_type.queue_stats_key and latest_index_type.recency = 1
     left join interval_consumers
         on queue_stats.queue_stats_key = interval_consumers.queue_stats_key and interval_consumers.rank_by_gets = 1
     left join tasks as consumer on interval_consumers.task_accounting_key = consumer.task_accounting_key
+    left join coverage
+        on queue_stats.qmgr_name = coverage.qmgr_name and queue_stats.interval_start_at = coverage.interval_start_at
     where latest_index_type.queue_stats_key is not null or interval_consumers.queue_stats_key is not null
 ),
 
@@ -317,7 +419,8 @@ interval_levels as (
         case
             when index_type_code > 0 then {{ mp16_severity(mp16, 'Q12', 'depth_current') }}
         end as q12_level,
-        {{ mp16_severity(mp16, 'Q13', 'consumer_utilisation') }} as q13_level
+        {{ mp16_severity(mp16, 'Q13', 'consumer_utilisation') }} as q13_level,
+        {{ sampling_note | indent(8) }} as sampling_note
     from interval_measures
 ),
 
@@ -333,7 +436,7 @@ interval_firings as (
                 mp16_severity_threshold(mp16, 'Q13', 'q13_level'),
                 "format_string('one input handle (QQSTIPCT 1): %d gets (%.1f per second), the consumer %s spends"
                 ~ " %.0f us per message in gets, puts and commits', cast(gets as bigint),"
-                ~ " gets / interval_seconds, consumer_name, consumer_us_per_message)"
+                ~ " gets / interval_seconds, consumer_name, consumer_us_per_message) || sampling_note"
             ) }}
     {% endcall %}
 ),
