@@ -32,7 +32,7 @@ ACCTQ_OFF = ("QM01:APP.INVENTORY.REQUEST", "QM01:APP.AUDIT.REQUEST", "QM01:BATCH
 CLASS3_OFF = ("QC01#2", "QC01#3", "QC01#4")
 
 # RULE@QMGR[:OBJECT]#INTERVAL for the generator's own injections (pool numbers: 0 SYS, 1 SHORT).
-# The configuration rules (BP12, CF06, CF08, CF15, LOG15, Q09; BP14 with the page set write rate) fire
+# The configuration rules (BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09; BP14 with the page set write rate) fire
 # with the site settings the manifest declares (mqsmf.generate.site_config_vars), which the test passes
 # to dbt.
 GENERATED = (
@@ -102,7 +102,7 @@ GENERATED = (
     # Supplementary rules (not MP16): the storage, lock and Db2 managers (QSST, QLST, Q5ST), an SMDS
     # (QESD), the channel initiator's DNS task (115/231) and the log manager (QJST). SUP04's
     # checkpoints also make LOG03 and LOG04 fire there; SUP05's archive reads LOG06. SUP04 also fires
-    # where LOG02's and CF17's log volume takes many checkpoints (QM02#2, every member at #6).
+    # where LOG02's, LOG12's and CF17's log volume takes many checkpoints (QM02#2, every member at #6).
     "SUP01@QM01#5",
     "SUP02@QM02#3",
     "SUP03@QM03#6",
@@ -113,6 +113,14 @@ GENERATED = (
     "SUP08@QM03#5",
     "SUP09@QM04#3",
     "SUP10@QM02#1",
+    # A persistent burst (LOG11's QSG skew and LOG04's offload proxy fire there too; not on QM03 or QM04,
+    # where they are planted); CF17's QSG-wide burst breaks the declared restart target as well.
+    "LOG13@QM01#4",
+    # The same for LOG12, in a quiet interval of QM01 (LOG12 also fires where LOG02's burst makes QM02
+    # the busiest log). Not on QM02: a burst there moves the checkpoint cycle that SUP04's forced
+    # checkpoints (QM02#5) judge LOG03 on to within 7 % of LOG03's warning cut.
+    "LOG12@QM01:APPL1#0",
+    "CF16@QM03:CSQSYSAPPL#3",  # the smallest structure with shared queues: 10 % of it in dead messages
 )
 # The generator's oracle names the object of log rules 'queue_manager'; the advisories call it 'log'.
 OBJECT_TYPES = {"queue_manager": "log"}

@@ -105,9 +105,14 @@ def _only(rule: str, **kw) -> ScenarioConfig:
     return ScenarioConfig(**{**base, **kw})
 
 
+# CF16 fills a structure with the deleted messages every member's batch delete table holds: the
+# generated 683 MB application structures need four members to do so with messages an entry holds.
+ONLY_QMGRS = {"CF16": 4}
+
+
 @pytest.mark.parametrize("rule", SUPPORTED_RULES)
 def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
-    sc = plan_scenario(_only(rule))
+    sc = plan_scenario(_only(rule, qmgrs=ONLY_QMGRS.get(rule, 3)))
     path = tmp_path / f"{rule}.dat"
     manifest = write_scenario(sc, str(path))
     (inj,) = manifest["injected"]
@@ -133,17 +138,18 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
             assert f["object_name"] == inj["object_name"], f
 
 
-CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "LOG15", "Q09")
+CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "CF16", "LOG12", "LOG13", "LOG15", "Q09")
 
 
 def test_configuration_rules_need_the_site_settings(tmp_path):
-    """BP12, CF06, CF08, CF15, LOG15 and Q09 judge what SMF does not record (production or not,
-    structure limits and SIZE, unstriped logs, IMS bridge queues):
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15 and Q09 judge what SMF does not record
+    (production or not, structure limits, SIZE and CFLEVEL, recovery targets and backup intervals,
+    unstriped logs, IMS bridge queues):
     with the settings the generated site declares they fire where injected; without them the
     oracle, like the advisories, says nothing. BP14 judges its checkpoint burst at the page set
     write rate the site declares (a third of MP16's default: warning), else at MP16's default
     (the same burst is then info). site_config_vars turns the settings into dbt vars."""
-    sc = plan_scenario(_only("CF06", inject=tuple(Target(r) for r in (*CONFIGURATION_RULES, "BP14"))))
+    sc = plan_scenario(_only("CF06", qmgrs=4, inject=tuple(Target(r) for r in (*CONFIGURATION_RULES, "BP14"))))
     path = tmp_path / "site.dat"
     manifest = write_scenario(sc, str(path))
     tables, _ = decode(path)
@@ -174,11 +180,32 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
             "size_mb": 39.0625,  # 160,000 elements and entries of 256 bytes
         }
     ]
+    (log12,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG12"]
+    (cf16,) = [i for i in manifest["injected"] if i["rule_id"] == "CF16"]
+    assert variables["mp16_cf_structure_config"][-2] == {
+        "qsg_name": manifest["qsg"],
+        "structure_name": cf16["object_name"],
+        "cf_level": 4,
+    }
+    # MP16's 30-minute target at 56 MB/s backwards over 1.5 x half ESS E20 ESCON's 5.3 MB/s.
+    assert variables["mp16_cf_structure_config"][-1] == {
+        "qsg_name": manifest["qsg"],
+        "structure_name": log12["object_name"],
+        "recovery_target_minutes": 30.0,
+        "backup_interval_minutes": pytest.approx(422.64, abs=0.01),
+    }
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
+    (log13,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG13"]
     (log15,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG15"]
     assert variables["mp16_queue_manager_config"] == [
         {"qmgr_name": bp12["qmgr"], "is_production": True},
         {"qmgr_name": bp14["qmgr"], "page_set_write_mb_per_sec": 100.0},  # MP16's 300 MB/s default / 3
+        # Formula A at 1.5 x half ESS E20 ESCON's 5.3 MB/s, reading at MP16's 105 MB/s: 60 x 60 x 105 / 3.975 / 3600.
+        {
+            "qmgr_name": log13["qmgr"],
+            "restart_target_minutes": 60.0,
+            "page_set_backup_hours": pytest.approx(26.415, abs=1e-3),
+        },
         {"qmgr_name": log15["qmgr"], "is_log_striped": False},
     ]
 

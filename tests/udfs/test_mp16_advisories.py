@@ -78,6 +78,9 @@ CONFIGURATION_RULES = {
     "CF06": "mp16_cf_structure_config",
     "CF08": "mp16_cf_structure_config",
     "CF15": "mp16_cf_structure_config",
+    "CF16": "mp16_cf_structure_config",
+    "LOG12": "mp16_cf_structure_config",
+    "LOG13": "mp16_queue_manager_config",
     "LOG15": "mp16_queue_manager_config",
     "Q09": "mp16_queue_config",
 }
@@ -476,14 +479,21 @@ def test_generator_rules_fire_exactly_as_its_oracle_expects(built):
         for f in built.manifest["expected_firings"]
     }
     assert firings(built.injected, GENERATOR_RULES) == expected
-    # CF17 drives every member of the QSG into LOG02 in its interval: LOG02 fires there too. LOG02's
-    # log volume (CF17's on every member) takes a checkpoint every LOGLOAD records: SUP04 fires there.
-    qsg_wide = [i["interval"] for i in built.manifest["injected"] if i["rule_id"] == "CF17"]
-    log_bursts = [(i["qmgr"], i["interval"]) for i in built.manifest["injected"] if i["rule_id"] == "LOG02"]
-    for planted in built.manifest["injected"]:
+    # CF17 drives every member of the QSG into LOG02 in its interval: LOG02 fires there too. The
+    # persistent bursts of LOG02, LOG12 and LOG13 (and CF17's on every member) take a checkpoint every
+    # LOGLOAD records (SUP04) and break the declared recovery targets of the same log (LOG12, LOG13):
+    # those fire there as well.
+    injected = built.manifest["injected"]
+    qsg_wide = [i["interval"] for i in injected if i["rule_id"] == "CF17"]
+    for planted in injected:
         also = qsg_wide if planted["rule_id"] == "LOG02" else []
-        if planted["rule_id"] == "SUP04":
-            also = qsg_wide + [k for q, k in log_bursts if q == planted["qmgr"]]
+        if planted["rule_id"] in ("SUP04", "LOG12", "LOG13"):
+            bursts = [
+                i["interval"]
+                for i in injected
+                if i["rule_id"] in ("LOG02", "LOG12", "LOG13") and i["qmgr"] == planted["qmgr"] and i is not planted
+            ]
+            also = qsg_wide + bursts
         _fires_only_where_planted(
             built, planted["rule_id"], planted["qmgr"], planted["object_name"], planted["interval"], also=also
         )
@@ -603,8 +613,9 @@ def test_bp14_says_which_write_rate_it_used(built):
 
 
 def test_configuration_rules_are_silent_without_the_site_setting(built):
-    """BP12, CF06, CF08, CF15, LOG15 and Q09 fire where the injected scenario declares a production
-    queue manager, the structure limits and SIZE, unstriped logs and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15 and Q09 fire where the injected scenario
+    declares a production queue manager, the structure limits, SIZE and CFLEVEL, recovery targets
+    with their backup intervals, unstriped logs and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
     leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
     dim_mp16_rule says which setting each needs."""
     assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)
@@ -737,9 +748,12 @@ def test_dim_mp16_rule_says_what_is_evaluated_and_why_not(built):
     assert (evaluated == rules.is_implemented).all()
     assert rules.loc[~evaluated, "not_implemented_reason"].str.len().gt(20).all()
     assert rules.loc[evaluated, "not_implemented_reason"].isna().all()
-    # A rule SMF cannot feed names the missing data, e.g. the structure SIZE and CFLEVEL of CF16.
-    assert rules.loc["CF16", "evaluation_status"] == "needs site configuration"
-    assert "CFLEVEL" in rules.loc["CF16", "not_implemented_reason"]
+    # A rule SMF cannot feed names the missing data (e.g. the CPs per LPAR of CHIN02 and CHIN07).
+    for rule in rules.index[rules.evaluation_status == "needs site configuration"]:
+        assert (
+            "site configuration" in rules.loc[rule, "not_implemented_reason"]
+            or "not in" in rules.loc[rule, "not_implemented_reason"]
+        ), rule
     assert not rules.mp16_sections.fillna("").str.contains(r"\bl\.\d").any()
 
 

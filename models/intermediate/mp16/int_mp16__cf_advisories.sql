@@ -1,4 +1,4 @@
--- MP16 coupling facility rules CF01-CF08 and CF15 on each queue manager's use
+-- MP16 coupling facility rules CF01-CF08, CF15, CF16 and LOG12 on each queue manager's use
 -- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
 -- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
 -- CF11 judges each queue manager's shared message data set of a structure (QESD, from staging).
@@ -15,10 +15,23 @@
 -- 256-byte elements its average size takes with the entry overhead, at least a minimum entry, plus
 -- the entry's control; above the largest message an entry holds, the offloaded message's footprint
 -- (MP16 "Application structures", ch. 2, p. 74; parameters in the seed).
+-- CF16 needs the structure's SIZE and CFLEVEL: at CFLEVEL 4 or below each queue manager of the QSG
+-- keeps up to dead_messages_per_qmgr deleted messages in it (its batch delete table), each the CF
+-- storage (as CF15 sizes it) of the largest average message the queue manager got from the
+-- structure's shared queues; silent without both settings.
+-- LOG12 needs the structure's recovery target and BACKUP CFSTRUCT interval (site settings): in each
+-- interval the busiest log of the QSG (its logs are read backwards in parallel, the one with most
+-- data since the backup sets the replay time) is read back at MP16's backward read rate; the
+-- longest backup interval that meets the target against the declared one, reported on that queue
+-- manager; silent for a structure without both settings.
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
 {%- set admin_structure = 'CSQ_ADMIN' %}
+{%- set structure_settings = {
+    'entries_max': 'bigint', 'elements_max': 'bigint', 'size_mb': 'double', 'cf_level': 'int',
+    'recovery_target_minutes': 'double', 'backup_interval_minutes': 'double',
+} %}
 
 with
 
@@ -27,12 +40,9 @@ cf_stats as (
 ),
 
 structure_config as (
-    {{ mp16_site_config(
-        'site_config_cf_structures', 'mp16_cf_structure_config',
-        dict(
-            qsg_name='string', structure_name='string', entries_max='bigint', elements_max='bigint', size_mb='double'
-        )
-    ) }}
+    {{ mp16_site_config('site_config_cf_structures', 'mp16_cf_structure_config', dict(
+        qsg_name='string', structure_name='string', **structure_settings
+    )) }}
 ),
 
 structure_keys as (
@@ -42,42 +52,16 @@ structure_keys as (
     from cf_stats
 ),
 
--- Each limit from the most specific row that sets it (QSG and structure named first, a var row
--- before a seed row of the same specificity).
-structure_limits as (
+structure_matches as (
     select
         structure_keys.qsg_name,
         structure_keys.structure_name,
-        max_by(
-            structure_config.entries_max,
-            case
-                when structure_config.entries_max is not null
-                    then
-                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
-                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
-                        + (case when structure_config.from_var then 1 else 0 end)
-            end
-        ) as entries_max,
-        max_by(
-            structure_config.elements_max,
-            case
-                when structure_config.elements_max is not null
-                    then
-                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
-                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
-                        + (case when structure_config.from_var then 1 else 0 end)
-            end
-        ) as elements_max,
-        max_by(
-            structure_config.size_mb,
-            case
-                when structure_config.size_mb is not null
-                    then
-                        (case when structure_config.qsg_name != '*' then 4 else 0 end)
-                        + (case when structure_config.structure_name != '*' then 2 else 0 end)
-                        + (case when structure_config.from_var then 1 else 0 end)
-            end
-        ) as size_mb
+        {%- for setting in structure_settings %}
+        structure_config.{{ setting }},
+        {%- endfor %}
+        (case when structure_config.qsg_name != '*' then 4 else 0 end)
+        + (case when structure_config.structure_name != '*' then 2 else 0 end)
+        + (case when structure_config.from_var then 1 else 0 end) as precedence
     from structure_keys
     inner join structure_config
         on
@@ -86,7 +70,20 @@ structure_limits as (
                 structure_keys.structure_name = structure_config.structure_name
                 or structure_config.structure_name = '*'
             )
-    group by structure_keys.qsg_name, structure_keys.structure_name
+),
+
+-- Each setting from the most specific row that sets it (QSG and structure named first, a var row
+-- before a seed row of the same specificity).
+structure_limits as (
+    select
+        qsg_name,
+        structure_name,
+        {%- for setting in structure_settings %}
+        max_by({{ setting }}, case when {{ setting }} is not null then precedence end) as {{ setting }},
+        {%- endfor %}
+        count(*) as configuration_rows
+    from structure_matches
+    group by qsg_name, structure_name
 ),
 
 qsg_members as (
@@ -98,33 +95,41 @@ qsg_members as (
     group by qsg_name
 ),
 
-shared_queue_gets as (
+-- The CF storage of one message of each shared queue's average size (CF15's sizing).
+shared_queue_messages as (
     select
         qmgr_name,
         cf_structure_name as structure_name,
         aligned_interval_end_at,
-        sum(msgs_out) as gets,
-        sum(
-            coalesce(depth_high, 0)
-            * case
-                when coalesce(msg_size_avg_bytes, 0) > {{ mp16_threshold(mp16, 'CF15', 'max_entry_message_bytes') }}
-                    then {{ mp16_threshold(mp16, 'CF15', 'large_message_bytes') }}
-                else
-                    greatest(
-                        ceil(
-                            (
-                                coalesce(msg_size_avg_bytes, 0)
-                                + {{ mp16_threshold(mp16, 'CF15', 'entry_overhead_bytes') }}
-                            )
-                            / {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }}
-                        ) * {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }},
-                        {{ mp16_threshold(mp16, 'CF15', 'min_entry_bytes') }}
-                    ) + {{ mp16_threshold(mp16, 'CF15', 'entry_control_bytes') }}
-            end
-        ) as peak_message_bytes
+        msgs_out,
+        depth_high,
+        case
+            when coalesce(msg_size_avg_bytes, 0) > {{ mp16_threshold(mp16, 'CF15', 'max_entry_message_bytes') }}
+                then {{ mp16_threshold(mp16, 'CF15', 'large_message_bytes') }}
+            else
+                greatest(
+                    ceil(
+                        (coalesce(msg_size_avg_bytes, 0) + {{ mp16_threshold(mp16, 'CF15', 'entry_overhead_bytes') }})
+                        / {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }}
+                    ) * {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }},
+                    {{ mp16_threshold(mp16, 'CF15', 'min_entry_bytes') }}
+                ) + {{ mp16_threshold(mp16, 'CF15', 'entry_control_bytes') }}
+        end as message_cf_bytes
     from {{ ref('fct_queue_stats') }}
     where is_shared and cf_structure_name is not null
-    group by qmgr_name, cf_structure_name, aligned_interval_end_at
+),
+
+shared_queue_gets as (
+    select
+        qmgr_name,
+        structure_name,
+        aligned_interval_end_at,
+        sum(msgs_out) as gets,
+        sum(coalesce(depth_high, 0) * message_cf_bytes) as peak_message_bytes,
+        -- CF16: the largest message its gets leave for the batch delete.
+        max(case when msgs_out > 0 then message_cf_bytes end) as largest_got_message_bytes
+    from shared_queue_messages
+    group by qmgr_name, structure_name, aligned_interval_end_at
 ),
 
 stats as (
@@ -164,6 +169,10 @@ stats as (
         {{ mp16_threshold(mp16, 'CF15', 'overhead_factor') }} * shared_queue_gets.peak_message_bytes
         / (structure_limits.size_mb * 1048576) as structure_need_share,
         cast(shared_queue_gets.gets as double) as shared_queue_gets,
+        structure_limits.cf_level,
+        cast(shared_queue_gets.largest_got_message_bytes as double) as largest_got_message_bytes,
+        qsg_members.qsg_qmgrs * {{ mp16_threshold(mp16, 'CF16', 'dead_messages_per_qmgr') }}
+        * shared_queue_gets.largest_got_message_bytes / (structure_limits.size_mb * 1048576) as batch_delete_share,
         {{ safe_divide('cf_stats.redrives', 'shared_queue_gets.gets') }} as redrives_per_get,
         avg(cf_stats.single_entry_avg_service_time_us) over (
             partition by cf_stats.qmgr_name, cf_stats.structure_name order by cf_stats.interval_start_at
@@ -223,6 +232,10 @@ levels as (
                 then {{ mp16_severity(mp16, 'CF08', 'admin_free_entries_per_qmgr') }}
         end as cf08_level,
         {{ mp16_severity(mp16, 'CF15', 'structure_need_share') }} as cf15_level,
+        case
+            when cf_level <= {{ mp16_threshold(mp16, 'CF16', 'max_cf_level') }}
+                then {{ mp16_severity(mp16, 'CF16', 'batch_delete_share') }}
+        end as cf16_level,
         case
             when
                 structure_name != '{{ admin_structure }}'
@@ -303,6 +316,15 @@ per_structure as (
                 ~ " 100 * structure_need_share, size_mb)"
             ) }},
             {{ mp16_firing(
+                'CF16', 'cf16_level', 'cf16_level', 'batch_delete_share',
+                mp16_severity_threshold(mp16, 'CF16', 'cf16_level'),
+                "format_string('%d queue managers x %d deleted messages of up to %.0f bytes in the CF (largest average"
+                ~ " message got from the shared queues) = %.1f MB awaiting batch delete, %.0f %% of the structure SIZE of"
+                ~ " %.0f MB at CFLEVEL(%d) (site configuration)', qsg_qmgrs, cast("
+                ~ mp16_threshold(mp16, 'CF16', 'dead_messages_per_qmgr') ~ " as int), largest_got_message_bytes,"
+                ~ " batch_delete_share * size_mb, 100 * batch_delete_share, size_mb, cf_level)"
+            ) }},
+            {{ mp16_firing(
                 'CF07', "case when cf07_crossed is not null then " ~ mp16_rule_text(mp16, 'CF07', 'base_severity') ~ " end",
                 "case when cf07_crossed is not null then 'info' end", 'elements_per_entry',
                 "case cf07_crossed when '<' then " ~ mp16_threshold(mp16, 'CF07', 'low_ratio')
@@ -373,10 +395,76 @@ cf11 as (
     from smds_levels
 ),
 
+-- LOG12: the busiest log of each queue-sharing group interval, against each structure's declared
+-- recovery target and backup interval.
+busiest_logs as (
+    select
+        qsg_name,
+        aligned_interval_end_at,
+        max(log_write_mb_per_sec) as busiest_mb_per_sec,
+        max_by(qmgr_name, log_write_mb_per_sec) as qmgr_name,
+        max_by(interval_start_at, log_write_mb_per_sec) as interval_start_at,
+        max_by(interval_end_at, log_write_mb_per_sec) as interval_end_at
+    from {{ ref('fct_log_stats') }}
+    where qsg_name is not null
+    group by qsg_name, aligned_interval_end_at
+),
+
+structure_backups as (
+    select
+        busiest_logs.*,
+        structure_limits.structure_name,
+        structure_limits.recovery_target_minutes,
+        structure_limits.backup_interval_minutes,
+        -- The longest backup interval whose log the recovery reads back within the target.
+        {{ safe_divide(
+            'structure_limits.recovery_target_minutes * ' ~ mp16_threshold(mp16, 'LOG12', 'backward_read_mb_per_sec'),
+            'busiest_logs.busiest_mb_per_sec'
+        ) }} as longest_backup_minutes
+    from busiest_logs
+    inner join structure_limits on busiest_logs.qsg_name = structure_limits.qsg_name
+    where structure_limits.recovery_target_minutes is not null and structure_limits.backup_interval_minutes is not null
+),
+
+structure_backup_levels as (
+    select
+        *,
+        {{ safe_divide('backup_interval_minutes', 'longest_backup_minutes') }} as backup_interval_ratio,
+        {{ mp16_severity(mp16, 'LOG12', safe_divide('backup_interval_minutes', 'longest_backup_minutes')) }}
+            as log12_level
+    from structure_backups
+),
+
+log12 as (
+    select
+        'LOG12' as rule_id,
+        log12_level as severity,
+        log12_level as threshold_level,
+        qmgr_name,
+        qsg_name,
+        'cf_structure' as object_type,
+        structure_name as object_name,
+        interval_start_at,
+        interval_end_at,
+        'queue-sharing group interval' as evaluation_window,
+        backup_interval_ratio as observed_value,
+        cast({{ mp16_threshold(mp16, 'LOG12', 'warning') }} as double) as threshold_value,
+        format_string(
+            'backed up every %.0f minutes; at %.2f MB/s of log on %s, the busiest log of %s, a recovery within %.0f'
+            || ' minutes allows %.0f (log read backwards at %.0f MB/s)',
+            backup_interval_minutes, busiest_mb_per_sec, qmgr_name, qsg_name, recovery_target_minutes,
+            longest_backup_minutes, cast({{ mp16_threshold(mp16, 'LOG12', 'backward_read_mb_per_sec') }} as double)
+        ) as observation,
+        cast(null as string) as applied_comparison
+    from structure_backup_levels
+),
+
 final as (
     select * from per_structure
     union all
     select * from cf11
+    union all
+    select * from log12
 )
 
 select * from final

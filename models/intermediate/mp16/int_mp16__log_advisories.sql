@@ -1,5 +1,5 @@
 -- MP16 log manager rules that the QJST fields support: LOG01-LOG04,
--- LOG06-LOG09, LOG11, LOG14 and LOG15, on fct_log_stats with the message manager's persistent put sizes
+-- LOG06-LOG09, LOG11 and LOG13-LOG15, on fct_log_stats with the message manager's persistent put sizes
 -- (LOG02) and the site configuration (dim_mp16_queue_manager_config: DASD reference rates, active
 -- log size, archive copies). A queue manager's "previous interval" is its own previous row when
 -- that interval ends where this one starts (aligned); a queue manager's statistics "segment" is a run
@@ -25,6 +25,11 @@
 -- hold a persistent message (channel accounting rows ending in the interval) MP16's sender or receiver
 -- cost, the sender's rising with the achieved batch size. Commits are inside MP16's per-message figures.
 -- Judged where the log writes at least min_volume MB/s and the release reports persistent puts.
+-- LOG13 needs the restart target and the page set backup interval (site settings
+-- restart_target_minutes, page_set_backup_hours): the longest backup interval that lets recovery
+-- read the log written since the backup within the target (MP16 formula A, at the site's log read
+-- rate or MP16's default), and no longer than the active logs hold where their size and count are
+-- declared, against the declared interval, at each interval's log rate; silent without them.
 -- CF17 (QSG capacity) fires where LOG02 fires on every member of a queue-sharing group that wrote
 -- log statistics in the interval; like LOG11 it is reported on the busiest member.
 -- Grain: one row per rule x queue manager log x interval that fires.
@@ -117,6 +122,7 @@ stats as (
         cast(log_stats.buffer_waits as double) as buffer_waits,
         log_stats.buffer_waits > 0 as has_buffer_waits,
         log_stats.log_write_mb_per_sec,
+        log_stats.log_mb_per_hour,
         cast(log_stats.log_write_requests as double) as log_write_requests,
         cast(log_stats.checkpoints as double) as checkpoints,
         cast(log_stats.checkpoints > 0 as int) as has_checkpoints,
@@ -147,6 +153,13 @@ stats as (
         site_config.archive_copies,
         site_config.is_log_striped,
         coalesce(interval_channel_batch_log.channel_batch_log_bytes, 0) as channel_batch_log_bytes,
+        site_config.active_log_count,
+        site_config.restart_target_minutes,
+        site_config.page_set_backup_hours,
+        coalesce(
+            site_config.log_read_mb_per_sec, {{ mp16_threshold(mp16, 'LOG13', 'default_log_read_mb_per_sec') }}
+        ) as log_read_mb_per_sec,
+        site_config.log_read_mb_per_sec is not null as is_log_read_rate_declared,
         coalesce(
             lag(log_stats.aligned_interval_end_at) over log_history = log_stats.aligned_interval_start_at, false
         ) as follows_previous,
@@ -273,7 +286,13 @@ measures as (
             end
         ) as single_ci_avg_io_us,
         -- LOG15: the share of copy 1's log write I/Os that write more than one CI.
-        {{ safe_divide('copy1_multi_ci_ios', 'copy1_single_ci_ios + copy1_multi_ci_ios') }} as multi_ci_write_share
+        {{ safe_divide('copy1_multi_ci_ios', 'copy1_single_ci_ios + copy1_multi_ci_ios') }} as multi_ci_write_share,
+        -- LOG13: the longest page set backup interval that meets the restart target (formula A) and,
+        -- where declared, the active logs' capacity (least() skips an unknown bound).
+        least(
+            {{ safe_divide('restart_target_minutes * 60 * log_read_mb_per_sec', 'log_mb_per_hour') }},
+            {{ safe_divide('active_log_mb * active_log_count', 'log_mb_per_hour') }}
+        ) as longest_backup_hours
     from derived
 ),
 
@@ -319,7 +338,11 @@ levels as (
                 not is_log_striped
                 and copy1_single_ci_ios + copy1_multi_ci_ios >= {{ mp16_threshold(mp16, 'LOG15', 'min_volume') }}
                 then {{ mp16_severity(mp16, 'LOG15', 'multi_ci_write_share') }}
-        end as log15_level
+        end as log15_level,
+        case
+            when restart_target_minutes is not null
+                then {{ mp16_severity(mp16, 'LOG13', safe_divide('page_set_backup_hours', 'longest_backup_hours')) }}
+        end as log13_level
     from measures
 ),
 
@@ -396,6 +419,16 @@ per_queue_manager as (
                 'LOG14', 'log14_level', 'log14_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG14', 'log14_level'),
                 "format_string('dual logging while the log runs at %.0f %% of its reference rate (%.1f MB/s)',"
                 ~ " 100 * log_utilisation, log_write_mb_per_sec)"
+            ) }},
+            {{ mp16_firing(
+                'LOG13', 'log13_level', 'log13_level', safe_divide('page_set_backup_hours', 'longest_backup_hours'),
+                mp16_severity_threshold(mp16, 'LOG13', 'log13_level'),
+                "format_string('page sets backed up every %.1f h; at %.0f MB of log per hour a restart within %.0f"
+                ~ " minutes allows %.1f h (log read at %.0f MB/s: %s%s)', page_set_backup_hours, log_mb_per_hour,"
+                ~ " restart_target_minutes, longest_backup_hours, log_read_mb_per_sec, case when"
+                ~ " is_log_read_rate_declared then 'the rate the site declares' else 'the MP16 default, the site"
+                ~ " declares none' end, case when active_log_mb * active_log_count is not null then"
+                ~ " format_string('; %.0f MB of active logs', active_log_mb * active_log_count) else '' end)"
             ) }},
             {{ mp16_firing(
                 'LOG15', 'log15_level', 'log15_level', 'multi_ci_write_share',

@@ -2,7 +2,8 @@
 -- the var mp16_queue_manager_config): log DASD model and its MP16 reference log rates (seed
 -- site_config_log_dasd_rates), active log size, archive copies, EXPRYINT, dead-letter queue,
 -- production or not (BP12), the channel initiator's EPVT size (CHIN09), the page set deferred write
--- rate (BP14), log striping (LOG15). Each
+-- rate (BP14), log striping (LOG15), the active log count, log read rate, restart target and page
+-- set backup interval (LOG13). Each
 -- setting comes from the most specific row that sets it (queue manager named before '*'; a var row
 -- before a seed row).
 -- Grain: one row per queue manager.
@@ -10,6 +11,8 @@
     'log_dasd_model': 'string', 'active_log_mb': 'double', 'archive_copies': 'int',
     'expiry_interval_seconds': 'int', 'dead_letter_queue': 'string', 'is_production': 'boolean',
     'chin_epvt_mb': 'double', 'page_set_write_mb_per_sec': 'double', 'is_log_striped': 'boolean',
+    'active_log_count': 'int', 'log_read_mb_per_sec': 'double', 'restart_target_minutes': 'double',
+    'page_set_backup_hours': 'double',
 } %}
 
 with
@@ -71,6 +74,10 @@ final as (
         chosen.chin_epvt_mb,
         chosen.page_set_write_mb_per_sec,
         chosen.is_log_striped,
+        chosen.active_log_count,
+        chosen.log_read_mb_per_sec,
+        chosen.restart_target_minutes,
+        chosen.page_set_backup_hours,
         chosen.configuration_rows
     from chosen
     left join dasd_rates on upper(trim(chosen.log_dasd_model)) = upper(dasd_rates.dasd_model)

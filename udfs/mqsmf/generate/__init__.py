@@ -74,11 +74,13 @@ def buffer_pool_roles(manifest: dict) -> list[dict]:
 def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
     """A generated scenario's site configuration as the dbt vars a site would set: buffer pool roles
     (``mp16_buffer_pool_roles``), every QSG's CF structure limits as the topology built them
-    (``mp16_cf_structure_config``: CF06, CF08, CF15), the queues its injections made IMS bridge queues
+    (``mp16_cf_structure_config``: CF06, CF08, CF15) with the CFLEVELs (CF16), recovery targets and
+    BACKUP CFSTRUCT intervals (LOG12) its injections declared, the queues they made IMS bridge queues
     (``mp16_queue_config``: Q09) and, per queue manager (``mp16_queue_manager_config``), those they
     declared production (BP12), the EPVT size they declared for channel initiators (CHIN09), their
-    page set write rates (BP14) and unstriped active logs (LOG15). Without them the configuration
-    rules stay silent (CHIN09 uses MP16's planning value, BP14 judges at MP16's default rate)."""
+    page set write rates (BP14), restart targets and page set backup intervals (LOG13) and unstriped
+    active logs (LOG15). Without them the configuration rules stay silent (CHIN09 uses MP16's planning
+    value, BP14 judges at MP16's default rate)."""
     qsgs = sorted({q["qsg"] for q in manifest["qmgrs"] if q.get("qsg")})
     site = manifest.get("site_config", {})
     return {
@@ -93,11 +95,14 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
             }
             for qsg in qsgs
             for s in manifest["cf_structures"]
-        ],
+        ]
+        + site.get("cf_levels", [])
+        + site.get("cf_recovery", []),
         "mp16_queue_config": [{**q, "is_ims_bridge": True} for q in site.get("ims_bridge_queues", [])],
         "mp16_queue_manager_config": [{**q, "is_production": True} for q in site.get("production_qmgrs", [])]
         + site.get("chin_epvt", [])
         + site.get("page_set_write_rates", [])
+        + site.get("page_set_recovery", [])
         + [{**q, "is_log_striped": False} for q in site.get("unstriped_logs", [])],
     }
 

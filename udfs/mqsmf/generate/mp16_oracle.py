@@ -13,7 +13,7 @@ the advisories make.
 Conventions where the rules document leaves a choice are in ``pathology.rule_assumptions`` and
 the manifest's ``rule_assumptions``.
 
-The configuration rules (BP12, BP14, CF06, CF08, CF15, LOG15, Q09) also need what a site declares and SMF does not record
+The configuration rules (BP12, BP14, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09) also need what a site declares and SMF does not record
 (``SiteConfig``: the structure limits the topology was built with, the queues an injection made
 IMS bridge queues, the queue managers an injection declared production, their page set write rates
 and unstriped logs); without it they are silent (BP14: judged at MP16's default rate), as the
@@ -269,7 +269,9 @@ class SiteConfig:
     {(qmgr, queue)} (Q09), production queue managers (BP12), the EPVT size of channel initiators
     {qmgr: MB} (CHIN09, which uses MP16's planning value where none is declared), page set write rates
     in MB/s (BP14; MP16's default where none is declared) and queue managers whose active logs are not
-    striped (LOG15). Empty: those rules are not judged (CHIN09 and BP14 at MP16's values)."""
+    striped (LOG15), restart targets and page set backup intervals (LOG13), structures' recovery
+    targets and backup intervals (LOG12) and CFLEVELs (CF16). Empty: those rules are not judged
+    (CHIN09 and BP14 at MP16's values)."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
@@ -278,6 +280,11 @@ class SiteConfig:
     chin_epvt_mb: dict[str, float] = field(default_factory=dict)
     page_set_write_mb_per_sec: dict[str, float] = field(default_factory=dict)  # {qmgr: MB/s} (BP14)
     unstriped_log_qmgrs: frozenset[str] = frozenset()  # LOG15
+    # {qmgr: (restart target minutes, page set backup hours)} (LOG13; log read at MP16's default rate)
+    page_set_recovery: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # {(qsg, structure): (recovery target minutes, BACKUP CFSTRUCT interval minutes)} (LOG12)
+    cf_recovery: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    cf_levels: dict[tuple[str, str], int] = field(default_factory=dict)  # {(qsg, structure): CFLEVEL} (CF16)
 
 
 def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
@@ -414,9 +421,12 @@ class Oracle:
         self.log()
         self.checkpoint_write_bursts()
         self.log_striping()
+        self.page_set_recovery()
+        self.structure_recovery()
         self.cf()
         self.cf_capacity()
         self.cf_sizing()
+        self.batch_delete()
         self.smds()
         self.db2()
         self.channel_initiator()
@@ -720,6 +730,55 @@ class Oracle:
                     f"log bytes / MP16's expected bytes {threshold_text('LOG10', sev)}",
                 )  # fmt: skip
 
+    def page_set_recovery(self) -> None:
+        """LOG13: the log a queue manager writes over its declared page set backup interval, at the
+        interval's rate, against the log its recovery reads within the restart target at MP16's
+        default read rate (formula A)."""
+        t = self.table("QJST")
+        if t is None or not self.site.page_set_recovery:
+            return
+        read_mb_per_s = self.p["LOG13"]["default_log_read_mb_per_sec"]
+        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QJSTBFFL"),
+                   _num(t, "interval_seconds", 0.0), strict=True)  # fmt: skip
+        for q, kk, start, cis, secs in rows:
+            if q not in self.site.page_set_recovery or secs <= 0:
+                continue
+            restart_minutes, backup_hours = self.site.page_set_recovery[q]
+            logged_mb = int(cis) * 4096 / 2**20 / secs * 3600 * backup_hours  # since the last backup
+            readable_mb = restart_minutes * 60 * read_mb_per_s
+            sev = level("LOG13", logged_mb / readable_mb)
+            if sev:
+                text = f"log since the backup / log read in the restart target {threshold_text('LOG13', sev)}"
+                self.fire("LOG13", sev, q, "queue_manager", q, kk, start, logged_mb / readable_mb, text)
+
+    def structure_recovery(self) -> None:
+        """LOG12: in each interval, the log the busiest member of a queue-sharing group writes over a
+        structure's declared backup interval against the log its recovery reads backwards within
+        the target (MP16's backward read rate); reported on that member."""
+        t = self.table("QJST")
+        if t is None or not self.site.cf_recovery:
+            return
+        qsg_of = self.qsg_of()
+        busiest: dict[tuple[str, int], tuple[float, str, int]] = {}  # (qsg, interval) -> (MB/s, qmgr, start)
+        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QJSTBFFL"),
+                   _num(t, "interval_seconds", 0.0), strict=True)  # fmt: skip
+        for q, kk, start, cis, secs in rows:
+            if qsg_of.get(q) and secs > 0:
+                mb_per_s = int(cis) * 4096 / 2**20 / secs
+                key = (qsg_of[q], int(kk))
+                if key not in busiest or mb_per_s > busiest[key][0]:
+                    busiest[key] = (mb_per_s, q, start)
+        read_mb_per_s = self.p["LOG12"]["backward_read_mb_per_sec"]
+        for (qsg, kk), (mb_per_s, q, start) in busiest.items():
+            for (group, name), (target_minutes, backup_minutes) in self.site.cf_recovery.items():
+                if group != qsg:
+                    continue
+                ratio = (mb_per_s * backup_minutes * 60) / (target_minutes * 60 * read_mb_per_s)
+                sev = level("LOG12", ratio)
+                if sev:
+                    text = f"busiest log since the backup / log read back in the target {threshold_text('LOG12', sev)}"
+                    self.fire("LOG12", sev, q, "cf_structure", name, kk, start, ratio, text)
+
     def qsg_of(self) -> dict[str, str]:
         """Queue-sharing group of each queue manager, from its records' headers or its shared queues."""
         out: dict[str, str] = {}
@@ -799,6 +858,37 @@ class Oracle:
             if sev:
                 text = f"peak messages x {cf15['overhead_factor']:g} / SIZE {threshold_text('CF15', sev)}"
                 self.fire("CF15", sev, q, "cf_structure", name, kk, start, share, text)
+
+    def batch_delete(self) -> None:
+        """CF16: on a structure at CFLEVEL max_cf_level or below, each member of the QSG may leave
+        dead_messages_per_qmgr deleted messages in it; per queue manager and interval, the largest
+        average message it got from the structure's shared queues, in CF storage, so many times for
+        every member, against the SIZE the site declares."""
+        t = self.table("QQST")
+        if t is None or not self.site.cf_levels:
+            return
+        cf16 = self.p["CF16"]
+        qsg_of = self.qsg_of()
+        members: dict[str, int] = {}
+        for g in qsg_of.values():
+            members[g] = members.get(g, 0) + 1
+        shared = _num(t, "QQSTDISP", False).astype(bool) & (_num(t, "QQSTGETS") > 0)
+        qm, k, st, structure = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QQSTCFST")
+        each = cf_message_bytes(_num(t, "QQSTMSAV"))
+        largest: dict[tuple, list] = {}  # (qmgr, structure, interval) -> [CF bytes, interval start]
+        for i in np.nonzero(shared)[0]:
+            entry = largest.setdefault((qm[i], str(structure[i]).strip(), int(k[i])), [0, st[i]])
+            entry[0] = max(entry[0], int(each[i]))
+        for (q, name, kk), (message_bytes, start) in largest.items():
+            qsg = qsg_of.get(q)
+            cf_level, size_mb = self.site.cf_levels.get((qsg, name)), self.site.cf_sizes_mb.get((qsg, name))
+            if cf_level is None or not size_mb or cf_level > cf16["max_cf_level"]:
+                continue
+            dead_bytes = members[qsg] * cf16["dead_messages_per_qmgr"] * message_bytes
+            sev = level("CF16", dead_bytes / (size_mb * 2**20))
+            if sev:
+                text = f"messages awaiting batch delete / SIZE {threshold_text('CF16', sev)} at CFLEVEL({cf_level})"
+                self.fire("CF16", sev, q, "cf_structure", name, kk, start, dead_bytes / (size_mb * 2**20), text)
 
     def cf_capacity(self) -> None:
         """CF06 (structure filling) and CF08 (CSQ_ADMIN short of 1,000 free entries per member)
@@ -1712,6 +1802,17 @@ def site_of(scenario) -> SiteConfig:
             for r in scenario.planned.site.get("page_set_write_rates", [])
         },
         unstriped_log_qmgrs=frozenset(q["qmgr_name"] for q in scenario.planned.site.get("unstriped_logs", [])),
+        cf_levels={
+            (r["qsg_name"], r["structure_name"]): r["cf_level"] for r in scenario.planned.site.get("cf_levels", [])
+        },
+        cf_recovery={
+            (r["qsg_name"], r["structure_name"]): (r["recovery_target_minutes"], r["backup_interval_minutes"])
+            for r in scenario.planned.site.get("cf_recovery", [])
+        },
+        page_set_recovery={
+            r["qmgr_name"]: (r["restart_target_minutes"], r["page_set_backup_hours"])
+            for r in scenario.planned.site.get("page_set_recovery", [])
+        },
     )
 
 

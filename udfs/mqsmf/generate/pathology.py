@@ -30,7 +30,9 @@ from .families.channel_initiator import (
     accounted_channels,
     channel_object_name,
 )
+from .families.log import LOG_BYTES_PER_GET, LOG_BYTES_PER_PUT
 from .mp16_oracle import (
+    ADMIN_STRUCTURE,
     REFERENCE_DASD,
     cf_message_bytes,
     log10_expected_bytes,
@@ -60,6 +62,7 @@ RULE_VERSION = {
     "Q09": "9.3.3",
     "Q13": "9.3.3",  # QQSTGETS and QQSTIPCT (the queue's gets and input handles)
     "CF15": "9.3.3",  # QQSTDPHI
+    "CF16": "9.3.3",  # QQSTGETS
     "CF10": "9.3.3",
     "CF13": "9.3.3",
 }
@@ -88,6 +91,12 @@ CHECK_VERSION = {
 # negative depth there breaks nothing but the depth itself).
 CHECK_BEFORE = {"negative_depth": "9.3.3"}
 LOG02_MESSAGE = 1024
+# LOG13's injection: the restart target its site declares (MP16 "Recovery", ch. 1, p. 24: recovery
+# and restart within 60 minutes).
+LOG13_RESTART_TARGET_MINUTES = 60
+# LOG12's injection: the structure recovery target its site declares (MP16 "How often should CF
+# structures be backed up?", ch. 2, p. 79: a recovery processing time of 30 minutes).
+LOG12_RECOVERY_TARGET_MINUTES = 30
 # Rules on class 3 accounting (SMF 116): injected as tasks of their own (Effects.accounting), each
 # on a queue manager interval no other accounting injection uses.
 ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02", "DB01")
@@ -194,6 +203,40 @@ def bp14_pages_per_checkpoint(mb_per_s: float) -> int:
 def log15_multi_ci_share() -> float:
     """Share of the log write I/Os LOG15's injection makes multi-CI: 25 points above the threshold."""
     return threshold("LOG15") + 0.25
+
+
+def recovery_log_mb_per_s() -> float:
+    """Log MB/s at which the recovery settings the LOG12 / LOG13 injections declare are just met: half
+    again the clean ceiling (the generator's log stays under LOG02's warning share of the slowest
+    reference DASD's 1 KB rate, test_clean_log_volume_is_safe_for_any_reference_dasd)."""
+    slowest = log_reference_rates(REFERENCE_DASD["LOG_REF_SLOWEST"])[LOG02_MESSAGE]
+    return 1.5 * threshold("LOG02", "warning") * slowest
+
+
+def log13_backup_hours() -> float:
+    """Page set backup interval LOG13's site declares: the longest MP16's formula A allows at
+    recovery_log_mb_per_s, reading the log at MP16's default rate."""
+    read = threshold("LOG13", "default_log_read_mb_per_sec")
+    return LOG13_RESTART_TARGET_MINUTES * 60 * read / (recovery_log_mb_per_s() * 3600)
+
+
+def log12_backup_minutes() -> float:
+    """BACKUP CFSTRUCT interval LOG12's site declares: the longest whose log the recovery reads back
+    within the target at recovery_log_mb_per_s (MP16's backward read rate)."""
+    return LOG12_RECOVERY_TARGET_MINUTES * threshold("LOG12", "backward_read_mb_per_sec") / recovery_log_mb_per_s()
+
+
+def cf16_message_size(size_mb: float, members: int) -> int | None:
+    """Average message size of CF16's injection: the smallest whose CF storage (cf_message_bytes)
+    leaves a tenth more of the SIZE than the rule's share in the members' batch delete tables;
+    None where that would take a message an entry cannot hold (a large structure in a small QSG:
+    a 683 MB one needs four members)."""
+    p, largest = rule_parameters()["CF16"], rule_parameters()["CF15"]["max_entry_message_bytes"]
+    need = 1.1 * p["info"] * size_mb * 2**20 / (members * p["dead_messages_per_qmgr"])
+    # The message's bytes (need, less the entry's overhead and control) rounded to whole elements.
+    sizes = np.arange(max(1, math.floor(need) - 1024), min(math.ceil(need), largest) + 1)
+    fits = sizes[cf_message_bytes(sizes) >= need]
+    return int(fits[0]) if len(fits) else None
 
 
 def cf06_used_share() -> float:
@@ -566,8 +609,14 @@ class _Planner:
         if rule == "BP14":
             self.inject_checkpoint_burst(target, qms, ks)
             return
+        if rule == "CF16":
+            self.inject_batch_delete(target, qms, ks)
+            return
         if rule == "LOG15":
             self.inject_multi_ci_log_writes(target, qms, ks)
+            return
+        if rule in ("LOG12", "LOG13"):
+            self.inject_recovery_log_burst(target, rule, qms, ks)
             return
         if rule in CHANNEL_RULES:
             self.inject_channel(target, rule, qms, ks)
@@ -1220,6 +1269,41 @@ class _Planner:
         )
         self.record_injection("CF15", qm, "cf_structure", names[s], k, how, queue=str(qm.queues.name[q]))
 
+    def inject_batch_delete(self, target: Target, qms, ks) -> None:
+        """CF16: the site declares a structure at CFLEVEL(4) and below (max_cf_level); in one
+        interval a queue manager gets messages from one of its shared queues whose average size
+        (cf16_message_size) would fill a tenth more than the rule's share of the SIZE with the
+        messages every member's batch delete table holds."""
+        names = self.topology.structure_names
+        cands = []
+        for qm in (qm for qm in qms if qm.qsg):
+            members = sum(1 for m in self.topology.qmgrs if m.qsg == qm.qsg)
+            for q in np.nonzero(qm.queues.is_shared & (qm.queues.consumers >= 1))[0]:
+                s = int(qm.queues.structure[q])
+                _, entries, elements, _ = self.topology.structures[s]
+                size = cf16_message_size(structure_size_mb(entries, elements), members)
+                if names[s] != ADMIN_STRUCTURE and size and target.object_name in (None, names[s]):
+                    cands += [
+                        ([("cf", qm.index, s, k), ("queue", qm.index, int(q), k)], (qm, int(q), s, k, size)) for k in ks
+                    ]
+        qm, q, s, k, size = self.place(target, cands, "shared queue of a structure it can fill")
+
+        def fn(qi, q=q):
+            cols = qi.structures["QQST"]
+            cols["QQSTMSAV"][q] = size
+            cols["QQSTMSMA"][q] = max(int(cols["QQSTMSMA"][q]), size)
+
+        self.mutate(qm, k, fn)
+        level = int(rule_parameters()["CF16"]["max_cf_level"])
+        self.out.site.setdefault("cf_levels", []).append(
+            {"qsg_name": qm.qsg, "structure_name": names[s], "cf_level": level}
+        )
+        how = (
+            f"messages of {size:,} bytes on average got from the shared queue {qm.queues.name[q]} of a structure "
+            f"at CFLEVEL({level}) (declared by the site): the batch delete tables hold them in the CF"
+        )
+        self.record_injection("CF16", qm, "cf_structure", names[s], k, how, queue=str(qm.queues.name[q]))
+
     def inject_checkpoint_burst(self, target: Target, qms, ks) -> None:
         """BP14: the site declares a page set write rate (bp14_page_set_write_mb_per_s); in one
         interval, with at least one checkpoint (forced if the log would take none), a pool's page
@@ -1254,6 +1338,62 @@ class _Planner:
             "write rate the site declares"
         )
         self.record_injection("BP14", qm, "buffer_pool", str(pool), k, how)
+
+    def inject_recovery_log_burst(self, target: Target, rule: str, qms, ks) -> None:
+        """LOG12 / LOG13: the site declares a recovery target and the backup interval that just
+        meets it at recovery_log_mb_per_s (LOG12: an application structure's BACKUP CFSTRUCT interval,
+        the QSG's busiest log read backwards; LOG13: the queue manager's page set backups, its log
+        read forwards); in one interval a persistent burst on a busy queue writes twice that rate of
+        log (far below LOG02's share of any reference DASD)."""
+        names = self.topology.structure_names
+        structures = [
+            s
+            for s, name in enumerate(names)
+            if rule == "LOG12" and name.startswith("APPL") and target.object_name in (None, name)
+        ] or [None]
+        cands = [
+            ([("log", qm.index, k), ("queue", qm.index, int(q), k), ("pool", qm.index, int(qm.queues.bpid[q]), k)],
+             (qm, k, int(q), s))
+            for qm in qms
+            if rule == "LOG13" or qm.qsg
+            for q in np.nonzero(self.busy(qm, qm.queues) & (qm.queues.bpid >= 0))[0]
+            for k in ks
+            for s in structures
+        ]  # fmt: skip
+        qm, k, q, s = self.place(target, cands, "queue manager interval")
+        mb_per_s = 2 * recovery_log_mb_per_s()
+        msgs = math.ceil(mb_per_s * 2**20 * self.seconds / (LOG02_MESSAGE + LOG_BYTES_PER_PUT + LOG_BYTES_PER_GET))
+        self.effects.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
+        burst = f"{msgs:,} persistent {LOG02_MESSAGE}-byte messages put and got on {qm.queues.name[q]} (about {mb_per_s:.1f} MB/s of log)"
+        if rule == "LOG12":
+            backup_minutes = log12_backup_minutes()
+            self.out.site.setdefault("cf_recovery", []).append(
+                {
+                    "qsg_name": qm.qsg,
+                    "structure_name": names[s],
+                    "recovery_target_minutes": float(LOG12_RECOVERY_TARGET_MINUTES),
+                    "backup_interval_minutes": backup_minutes,
+                }
+            )
+            how = (
+                f"{burst} while the site backs {names[s]} up every {backup_minutes:.0f} minutes for a "
+                f"{LOG12_RECOVERY_TARGET_MINUTES}-minute recovery target"
+            )
+            self.record_injection(rule, qm, "cf_structure", names[s], k, how)
+            return
+        backup_hours = log13_backup_hours()
+        self.out.site.setdefault("page_set_recovery", []).append(
+            {
+                "qmgr_name": qm.name,
+                "restart_target_minutes": float(LOG13_RESTART_TARGET_MINUTES),
+                "page_set_backup_hours": backup_hours,
+            }
+        )
+        how = (
+            f"{burst} while the site backs its page sets up every {backup_hours:.1f} h for a "
+            f"{LOG13_RESTART_TARGET_MINUTES}-minute restart target"
+        )
+        self.record_injection(rule, qm, "queue_manager", qm.name, k, how)
 
     def inject_multi_ci_log_writes(self, target: Target, qms, ks) -> None:
         """LOG15: the site declares a queue manager's active logs not striped; in one interval most
@@ -1895,9 +2035,21 @@ def rule_assumptions(scenario) -> dict:
         "at the page set write rate the site declares (site_config.page_set_write_rates) or else MP16's default "
         f"(default_page_set_write_mb_per_sec of seeds/mp16_rules.csv); fires at {threshold_text('BP14', 'info')} s, "
         f"warning at {threshold_text('BP14', 'warning')} s",
+        "LOG12": "on a structure for which the site declares a recovery target and a BACKUP CFSTRUCT interval "
+        "(site_config.cf_recovery): in each interval, the log the QSG's busiest member writes (QJSTBFFL x 4 KB) over "
+        "that interval against the log read backwards within the target at backward_read_mb_per_sec "
+        f"{threshold_text('LOG12', 'warning')}; reported on that member",
+        "LOG13": "on a queue manager for which the site declares a restart target and a page set backup interval "
+        "(site_config.page_set_recovery): the log written per hour (QJSTBFFL x 4 KB) over that interval against the "
+        "log recovery reads within the target at MP16's default_log_read_mb_per_sec (formula A) "
+        f"{threshold_text('LOG13', 'warning')}",
         "LOG15": "on a queue manager whose active logs the site declares not striped (site_config.unstriped_logs): "
         "copy 1's multi-CI log write I/Os over all its log write I/Os (QJSTIO counts) "
         f"{threshold_text('LOG15', 'info')}, with at least {threshold('LOG15', 'min_volume'):g} I/Os",
+        "CF16": "on a structure the site declares at CFLEVEL(4) or below (site_config.cf_levels), with its SIZE as "
+        "for CF15: per queue manager and interval, the CF storage (cf_message_bytes) of the largest average message "
+        "(QQSTMSAV) of the structure's shared queues it got messages from, x dead_messages_per_qmgr x the queue "
+        f"managers of the QSG, over the SIZE {threshold_text('CF16', 'info')}",
         "CF15": "SIZE of each structure as the site declares it (mp16_oracle.structure_size_mb: its elements and "
         "entries at 256 bytes); a queue manager's peak depths of the structure's shared queues in CF storage "
         "(mp16_oracle.cf_message_bytes with CF15's parameters; unknown size, QQSTMSAV 0: the smallest entry) "
@@ -1949,7 +2101,8 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('LOG10', 'min_volume'):g} MB/s of log",
         "CHIN18": "per channel and interval: the highest QCSTCPRA of its instances "
         f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
-        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG15, "
-        "CF01-CF03, CF06-CF11, CF13, CF15, CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, CHIN03-CHIN06, CHIN08, "
-        "CHIN09, CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the written values)",
+        "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG12, "
+        "LOG13, LOG15, CF01-CF03, CF06-CF11, CF13, CF15-CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, "
+        "CHIN03-CHIN06, CHIN08, CHIN09, CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the "
+        "written values)",
     }
