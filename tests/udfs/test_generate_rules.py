@@ -138,13 +138,13 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
             assert f["object_name"] == inj["object_name"], f
 
 
-CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "CF16", "LOG12", "LOG13", "LOG15", "Q09")
+CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "CF16", "LOG12", "LOG13", "LOG15", "Q09", "CHIN02", "CHIN07")
 
 
 def test_configuration_rules_need_the_site_settings(tmp_path):
-    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15 and Q09 judge what SMF does not record
-    (production or not, structure limits, SIZE and CFLEVEL, recovery targets and backup intervals,
-    unstriped logs, IMS bridge queues):
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02 and CHIN07 judge what SMF does
+    not record (production or not, structure limits, SIZE and CFLEVEL, recovery targets and backup
+    intervals, unstriped logs, IMS bridge queues, the processors of an LPAR):
     with the settings the generated site declares they fire where injected; without them the
     oracle, like the advisories, says nothing. BP14 judges its checkpoint burst at the page set
     write rate the site declares (a third of MP16's default: warning), else at MP16's default
@@ -208,6 +208,12 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
         },
         {"qmgr_name": log15["qmgr"], "is_log_striped": False},
     ]
+    # CHIN02 and CHIN07: the processors of their LPARs, one above CHIN02's base_processors.
+    systems = {q["name"]: q["system_id"] for q in manifest["qmgrs"]}
+    chin = {systems[i["qmgr"]] for i in manifest["injected"] if i["rule_id"] in ("CHIN02", "CHIN07")}
+    processors = int(rule_parameters()["CHIN02"]["base_processors"]) + 1
+    declared = sorted(variables["mp16_system_config"], key=lambda r: r["system_id"])
+    assert declared == [{"system_id": s, "processors": processors} for s in sorted(chin)]
 
 
 def test_chin09_divides_by_the_declared_epvt_else_by_mp16s_planning_value(tmp_path):

@@ -70,6 +70,7 @@ OVERRIDDEN_MODELS = (
     "int_mp16__cf_advisories",
     "int_mp16__queue_advisories",
     "int_mp16__log_advisories",
+    "int_mp16__chin_advisories",
     "fct_mp16_advisories",
 )
 # Configuration rules: evaluated only with the site settings the scenarios declare (vars below).
@@ -83,6 +84,8 @@ CONFIGURATION_RULES = {
     "LOG13": "mp16_queue_manager_config",
     "LOG15": "mp16_queue_manager_config",
     "Q09": "mp16_queue_config",
+    "CHIN02": "mp16_system_config",
+    "CHIN07": "mp16_system_config",
 }
 
 
@@ -481,13 +484,13 @@ def test_generator_rules_fire_exactly_as_its_oracle_expects(built):
     assert firings(built.injected, GENERATOR_RULES) == expected
     # CF17 drives every member of the QSG into LOG02 in its interval: LOG02 fires there too. The
     # persistent bursts of LOG02, LOG12 and LOG13 (and CF17's on every member) take a checkpoint every
-    # LOGLOAD records (SUP04) and break the declared recovery targets of the same log (LOG12, LOG13):
-    # those fire there as well.
+    # LOGLOAD records (SUP04), break the declared recovery targets of the same log (LOG12, LOG13) and
+    # cross the channels (CHIN02: heavy persistent work, few adapters): those fire there as well.
     injected = built.manifest["injected"]
     qsg_wide = [i["interval"] for i in injected if i["rule_id"] == "CF17"]
     for planted in injected:
         also = qsg_wide if planted["rule_id"] == "LOG02" else []
-        if planted["rule_id"] in ("SUP04", "LOG12", "LOG13"):
+        if planted["rule_id"] in ("SUP04", "LOG12", "LOG13", "CHIN02"):
             bursts = [
                 i["interval"]
                 for i in injected
@@ -572,10 +575,18 @@ def test_threshold_overrides_change_the_outcome(built):
     assert sorted(cf03_after.index) == sorted(cf03_before.index)
     assert (cf03_after.severity == "warning").all() and (cf03_after.threshold_value == 5).all()
     # BP14 without the site's page set write rate: MP16's default (test_bp14_says_which_write_rate_it_used).
-    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17", "BP14"})
+    unchanged = ~after.rule_id.isin({"BP11", "CF03", "BP09", "BP17", "BP14", "CHIN09"})
     assert firings(after[unchanged]) == firings(
-        before[~before.rule_id.isin({"CF03", "BP09", "BP14", *CONFIGURATION_RULES})]
+        before[~before.rule_id.isin({"CF03", "BP09", "BP14", "CHIN09", *CONFIGURATION_RULES})]
     )
+    # CHIN09 without the EPVT the injection declares: its firing goes, the one against MP16's planning
+    # value (the oracle variant) stays, and says so.
+    declared = {(i["qmgr"], i["object_name"]) for i in built.manifest["injected"] if i["rule_id"] == "CHIN09"}
+    chin09_before, chin09_after = before[before.rule_id == "CHIN09"], after[after.rule_id == "CHIN09"]
+    kept = chin09_before[[(r.qmgr_name, r.object_name) not in declared for r in chin09_before.itertuples()]]
+    assert len(kept) == 1 and firings(chin09_after) == firings(kept)
+    assert chin09_after.message.str.contains("MP16 planning value").all()
+    assert chin09_before[~chin09_before.index.isin(kept.index)].message.str.contains("declared by the site").all()
     # BP17's limit lowered from four pools to three: every queue manager (four pools each) fires
     # once, where the condition starts (its first interval), not in every interval.
     assert not (before.rule_id == "BP17").any()
@@ -613,9 +624,10 @@ def test_bp14_says_which_write_rate_it_used(built):
 
 
 def test_configuration_rules_are_silent_without_the_site_setting(built):
-    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15 and Q09 fire where the injected scenario
-    declares a production queue manager, the structure limits, SIZE and CFLEVEL, recovery targets
-    with their backup intervals, unstriped logs and IMS bridge queues (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02 and CHIN07 fire where the
+    injected scenario declares a production queue manager, the structure limits, SIZE and CFLEVEL,
+    recovery targets with their backup intervals, unstriped logs, IMS bridge queues and the
+    processors of an LPAR (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
     leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
     dim_mp16_rule says which setting each needs."""
     assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)
@@ -724,7 +736,8 @@ def test_defect_regressions_now_fire(built):
 def test_oracle_variants_fire_at_their_level(built):
     """Rules the generator's oracle evaluates, planted at another level or by another branch than
     their injection (CF11 at warning: 92 % of the shared message data set used, no failed allocation;
-    CHIN01 at info, CHIN03 by channels per dispatcher, CHIN08 by its escalation), fire there as the
+    CHIN01 at info, CHIN03 by channels per dispatcher, CHIN08 by its escalation, CHIN09 at critical
+    against MP16's planning EPVT), fire there as the
     oracle says (test_generator_rules_fire_exactly_as_its_oracle_expects compares every firing)."""
     for m in ORACLE_VARIANTS:
         hits = _hits(built.injected, m.rule_id, m.qmgr, m.object_name)

@@ -12,6 +12,10 @@
 -- CHIN09: 31-bit storage in use (QCCTSTUS, MB) against the channel initiator's EPVT size: the size
 -- the site declares (dim_mp16_queue_manager_config), else MP16's planning value; the observation says
 -- which.
+-- CHIN02: fewer adapters than MP16's CHIADAPS for the LPAR's processors (declared by the site) while
+-- the channels carry heavy persistent work (channel accounting).
+-- CHIN07: SSL tasks not matched to the dispatchers (fewer than dispatchers + 1) or to the processors
+-- (no more than the LPAR's, declared by the site), or too many with several idle.
 -- The object is the channel initiator, named by its job name (QCCTJOBN).
 -- Grain: one row per rule x queue manager (its channel initiator) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
@@ -30,6 +34,22 @@ site_config as (
     select * from {{ ref('dim_mp16_queue_manager_config') }}
 ),
 
+-- Persistent messages over the channel initiator's channels: the channel accounting intervals that
+-- end in the statistics interval.
+channel_traffic as (
+    select
+        channel_initiator.qmgr_name,
+        channel_initiator.interval_start_at,
+        sum(channels.persistent_msgs) as channel_persistent_msgs
+    from channel_initiator
+    inner join {{ ref('fct_channel_accounting') }} as channels
+        on
+            channel_initiator.qmgr_name = channels.qmgr_name
+            and channel_initiator.interval_start_at < channels.interval_end_at
+            and channel_initiator.interval_end_at >= channels.interval_end_at
+    group by channel_initiator.qmgr_name, channel_initiator.interval_start_at
+),
+
 task_measures as (
     select
         qmgr_name,
@@ -43,7 +63,10 @@ task_measures as (
             as busiest_dispatcher_cpu_per_request_us,
         percentile(case when task_type = 'dispatcher' then channels end, 0.5) as dispatcher_channels_median,
         max_by(task_index, case when task_type = 'dispatcher' then channels end) as most_channels_dispatcher_index,
-        max_by(task_index, case when task_type = 'ssl' then busy_pct end) as busiest_ssl_index
+        max_by(task_index, case when task_type = 'ssl' then busy_pct end) as busiest_ssl_index,
+        count(
+            case when task_type = 'ssl' and busy_pct < {{ mp16_threshold(mp16, 'CHIN07', 'idle_busy_pct') }} then 1 end
+        ) as idle_ssl_tasks
     from tasks
     group by qmgr_name, interval_start_at
 ),
@@ -62,6 +85,11 @@ measures as (
         greatest(channel_initiator.channel_use_pct, channel_initiator.active_channel_use_pct) as channel_limit_use_pct,
         channel_initiator.dispatcher_tasks,
         channel_initiator.adapter_tasks,
+        channel_initiator.ssl_tasks,
+        coalesce(channel_initiator.ssl_requests, 0) as ssl_requests,
+        channel_initiator.interval_seconds,
+        site_config.processors,
+        coalesce(channel_traffic.channel_persistent_msgs, 0) as channel_persistent_msgs,
         channel_initiator.dispatcher_busy_pct_max,
         channel_initiator.ssl_busy_pct_max,
         channel_initiator.dispatcher_channels_max,
@@ -77,6 +105,7 @@ measures as (
         task_measures.dispatcher_channels_median,
         task_measures.most_channels_dispatcher_index,
         task_measures.busiest_ssl_index,
+        task_measures.idle_ssl_tasks,
         {{ safe_divide('channel_initiator.dispatcher_channels_max', 'task_measures.dispatcher_channels_median') }}
             as dispatcher_channel_skew
     from channel_initiator
@@ -85,13 +114,40 @@ measures as (
             channel_initiator.qmgr_name = task_measures.qmgr_name
             and channel_initiator.interval_start_at = task_measures.interval_start_at
     left join site_config on channel_initiator.qmgr_name = site_config.qmgr_name
+    left join channel_traffic
+        on
+            channel_initiator.qmgr_name = channel_traffic.qmgr_name
+            and channel_initiator.interval_start_at = channel_traffic.interval_start_at
 ),
 
 storage as (
     select
         *,
-        100 * storage_usage_31bit_mb / epvt_mb as epvt_use_pct
+        100 * storage_usage_31bit_mb / epvt_mb as epvt_use_pct,
+        -- MP16's CHIADAPS for heavy persistent work on the LPAR's processors; NULL where none are
+        -- declared (least and greatest skip NULLs: the case keeps it).
+        case
+            when processors is not null
+                then cast(least(
+                    {{ mp16_threshold(mp16, 'CHIN02', 'max_adapters') }},
+                    {{ mp16_threshold(mp16, 'CHIN02', 'base_adapters') }}
+                    + {{ mp16_threshold(mp16, 'CHIN02', 'adapters_per_processor') }}
+                    * greatest(0, processors - {{ mp16_threshold(mp16, 'CHIN02', 'base_processors') }})
+                ) as double)
+        end as recommended_adapters,
+        cast(dispatcher_tasks + {{ mp16_threshold(mp16, 'CHIN07', 'ssl_tasks_above_dispatchers') }} as int)
+            as recommended_ssl_tasks,
+        {{ safe_divide('channel_persistent_msgs', 'interval_seconds') }} as channel_persistent_msgs_per_second
     from measures
+),
+
+shares as (
+    select
+        *,
+        100 * adapter_tasks / recommended_adapters as adapter_share_pct,
+        channel_persistent_msgs_per_second
+        >= {{ mp16_threshold(mp16, 'CHIN02', 'min_persistent_msgs_per_second') }} as is_heavy_persistent
+    from storage
 ),
 
 levels as (
@@ -123,8 +179,18 @@ levels as (
             when {{ mp16_crosses(mp16, 'CHIN08', 'escalation', 'current_channels_high') }} then 'escalation'
             else {{ mp16_severity(mp16, 'CHIN08', 'channel_limit_use_pct') }}
         end as chin08_level,
-        {{ mp16_severity(mp16, 'CHIN09', 'epvt_use_pct') }} as chin09_level
-    from storage
+        {{ mp16_severity(mp16, 'CHIN09', 'epvt_use_pct') }} as chin09_level,
+        case when is_heavy_persistent then {{ mp16_severity(mp16, 'CHIN02', 'adapter_share_pct') }} end as chin02_level,
+        -- CHIN07: the first branch that holds; matching dispatchers and processors only with SSL in use.
+        case
+            when ssl_tasks > 0 and ssl_requests > 0 and ssl_tasks < recommended_ssl_tasks then 'dispatchers'
+            when ssl_tasks > 0 and ssl_requests > 0 and ssl_tasks <= processors then 'processors'
+            when
+                ssl_tasks > recommended_ssl_tasks
+                and idle_ssl_tasks >= {{ mp16_threshold(mp16, 'CHIN07', 'min_idle_tasks') }}
+                then 'idle'
+        end as chin07_branch
+    from shares
 ),
 
 final as (
@@ -141,6 +207,13 @@ final as (
                 ~ " least %.1f %% of the interval', adapter_tasks, adapter_min_busy_pct) else format_string('the"
                 ~ " highest-numbered of the %d adapters (adapter %d) is busy %.1f %% of the interval: all adapters are in"
                 ~ " use', adapter_tasks, adapter_last_index, adapter_last_busy_pct) end"
+            ) }},
+            {{ mp16_firing(
+                'CHIN02', 'chin02_level', 'chin02_level', 'adapter_share_pct',
+                mp16_severity_threshold(mp16, 'CHIN02', 'chin02_level'),
+                "format_string('%d adapters, %.0f %% of the %.0f MP16 recommends for %d processors, with %.1f"
+                ~ " persistent channel messages a second', adapter_tasks, adapter_share_pct, recommended_adapters,"
+                ~ " processors, channel_persistent_msgs_per_second)"
             ) }},
             {{ mp16_firing(
                 'CHIN03',
@@ -172,6 +245,22 @@ final as (
                 'CHIN06', 'chin06_level', 'chin06_level', 'ssl_busy_pct_max',
                 mp16_severity_threshold(mp16, 'CHIN06', 'chin06_level'),
                 "format_string('SSL task %d is busy %.1f %% of the interval', busiest_ssl_index, ssl_busy_pct_max)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN07',
+                "case when chin07_branch is not null then " ~ mp16_rule_text(mp16, 'CHIN07', 'base_severity') ~ " end",
+                "case when chin07_branch is not null then 'info' end",
+                "case when chin07_branch = 'idle' then idle_ssl_tasks else ssl_tasks end",
+                "case chin07_branch when 'dispatchers' then recommended_ssl_tasks when 'processors' then processors"
+                ~ " else " ~ mp16_threshold(mp16, 'CHIN07', 'min_idle_tasks') ~ " end",
+                "case chin07_branch when 'dispatchers' then format_string('%d SSL tasks for %d dispatchers: MP16 advises"
+                ~ " dispatchers + %d', ssl_tasks, dispatcher_tasks, recommended_ssl_tasks - dispatcher_tasks)"
+                ~ " when 'processors' then format_string('%d SSL tasks, not more than the %d processors of the LPAR',"
+                ~ " ssl_tasks, processors) when 'idle' then format_string('%d of %d SSL tasks (%d dispatchers) busy below %.0f %% of"
+                ~ " the interval, %.1f MB of channel initiator storage each', idle_ssl_tasks, ssl_tasks, dispatcher_tasks, "
+                ~ "cast(" ~ mp16_threshold(mp16, 'CHIN07', 'idle_busy_pct') ~ " as double), "
+                ~ "cast(" ~ mp16_threshold(mp16, 'CHIN07', 'ssl_task_storage_mb') ~ " as double)) end",
+                comparison="case chin07_branch when 'dispatchers' then '<' when 'processors' then '<=' else '>=' end"
             ) }},
             {{ mp16_firing(
                 'CHIN08',

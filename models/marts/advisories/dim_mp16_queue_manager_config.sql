@@ -3,9 +3,10 @@
 -- site_config_log_dasd_rates), active log size, archive copies, EXPRYINT, dead-letter queue,
 -- production or not (BP12), the channel initiator's EPVT size (CHIN09), the page set deferred write
 -- rate (BP14), log striping (LOG15), the active log count, log read rate, restart target and page
--- set backup interval (LOG13). Each
--- setting comes from the most specific row that sets it (queue manager named before '*'; a var row
--- before a seed row).
+-- set backup interval (LOG13); and the settings of its z/OS system (seed site_config_systems plus
+-- the var mp16_system_config): the processors of the LPAR (CHIN02, CHIN07). Each setting comes from
+-- the most specific row that sets it (queue manager or system named before '*'; a var row before a
+-- seed row).
 -- Grain: one row per queue manager.
 {%- set settings = {
     'log_dasd_model': 'string', 'active_log_mb': 'double', 'archive_copies': 'int',
@@ -14,11 +15,15 @@
     'active_log_count': 'int', 'log_read_mb_per_sec': 'double', 'restart_target_minutes': 'double',
     'page_set_backup_hours': 'double',
 } %}
+{%- set system_settings = {'processors': 'int'} %}
 
 with
 
 queue_managers as (
-    select qmgr_name from {{ ref('dim_queue_manager') }}
+    select
+        qmgr_name,
+        system_id
+    from {{ ref('dim_queue_manager') }}
 ),
 
 site_config as (
@@ -53,6 +58,38 @@ chosen as (
     group by queue_managers.qmgr_name
 ),
 
+system_config as (
+    {{ mp16_site_config('site_config_systems', 'mp16_system_config', dict(system_id='string', **system_settings)) }}
+),
+
+system_matches as (
+    select
+        queue_managers.qmgr_name,
+        {%- for setting in system_settings %}
+            system_config.{{ setting }},
+        {%- endfor %}
+        (case when system_config.system_id != '*' then 2 else 0 end)
+        + (case when system_config.from_var then 1 else 0 end) as precedence
+    from queue_managers
+    inner join system_config
+        on queue_managers.system_id = system_config.system_id or system_config.system_id = '*'
+),
+
+system_chosen as (
+    select
+        queue_managers.qmgr_name,
+        {%- for setting in system_settings %}
+            max_by(
+                system_matches.{{ setting }},
+                case when system_matches.{{ setting }} is not null then system_matches.precedence end
+            ) as {{ setting }},
+        {%- endfor %}
+        count(system_matches.precedence) as system_configuration_rows
+    from queue_managers
+    left join system_matches on queue_managers.qmgr_name = system_matches.qmgr_name
+    group by queue_managers.qmgr_name
+),
+
 dasd_rates as (
     select * from {{ ref('site_config_log_dasd_rates') }}
 ),
@@ -78,8 +115,12 @@ final as (
         chosen.log_read_mb_per_sec,
         chosen.restart_target_minutes,
         chosen.page_set_backup_hours,
+        queue_managers.system_id,
+        system_chosen.processors,
         chosen.configuration_rows
     from chosen
+    inner join queue_managers on chosen.qmgr_name = queue_managers.qmgr_name
+    left join system_chosen on chosen.qmgr_name = system_chosen.qmgr_name
     left join dasd_rates on upper(trim(chosen.log_dasd_model)) = upper(dasd_rates.dasd_model)
 )
 

@@ -76,11 +76,12 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
     (``mp16_buffer_pool_roles``), every QSG's CF structure limits as the topology built them
     (``mp16_cf_structure_config``: CF06, CF08, CF15) with the CFLEVELs (CF16), recovery targets and
     BACKUP CFSTRUCT intervals (LOG12) its injections declared, the queues they made IMS bridge queues
-    (``mp16_queue_config``: Q09) and, per queue manager (``mp16_queue_manager_config``), those they
+    (``mp16_queue_config``: Q09), per queue manager (``mp16_queue_manager_config``) those they
     declared production (BP12), the EPVT size they declared for channel initiators (CHIN09), their
     page set write rates (BP14), restart targets and page set backup intervals (LOG13) and unstriped
-    active logs (LOG15). Without them the configuration rules stay silent (CHIN09 uses MP16's planning
-    value, BP14 judges at MP16's default rate)."""
+    active logs (LOG15), and the processors they declared for LPARs (``mp16_system_config``: CHIN02,
+    CHIN07). Without them the configuration rules stay silent (CHIN09 uses MP16's planning value,
+    BP14 judges at MP16's default rate)."""
     qsgs = sorted({q["qsg"] for q in manifest["qmgrs"] if q.get("qsg")})
     site = manifest.get("site_config", {})
     return {
@@ -104,6 +105,7 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
         + site.get("page_set_write_rates", [])
         + site.get("page_set_recovery", [])
         + [{**q, "is_log_striped": False} for q in site.get("unstriped_logs", [])],
+        "mp16_system_config": site.get("processors", []),
     }
 
 

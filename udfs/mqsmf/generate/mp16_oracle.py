@@ -119,7 +119,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     "QCCT": {"QCCTJOBN", "QCCTNOCC", "QCCTMXCC", "QCCTNOAC", "QCCTMXAC", "QCCTSTUS"},
     "QCTADP": {"QCTELTM"},
     "QCTDSP": {"QCTELTM", "QCTCHLN"},
-    "QCTSSL": {"QCTELTM"},
+    "QCTSSL": {"QCTELTM", "QCTREQN"},
     "QCTDNS": {"QCTLGDU"},  # SUP10
     "QCST": {
         "QCSTCHNM",
@@ -270,8 +270,9 @@ class SiteConfig:
     {qmgr: MB} (CHIN09, which uses MP16's planning value where none is declared), page set write rates
     in MB/s (BP14; MP16's default where none is declared) and queue managers whose active logs are not
     striped (LOG15), restart targets and page set backup intervals (LOG13), structures' recovery
-    targets and backup intervals (LOG12) and CFLEVELs (CF16). Empty: those rules are not judged
-    (CHIN09 and BP14 at MP16's values)."""
+    targets and backup intervals (LOG12) and CFLEVELs (CF16), the processors of each z/OS system
+    {system id: CPs} (CHIN02, CHIN07). Empty: those rules are not judged (CHIN09 and BP14 at MP16's
+    values)."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
@@ -285,6 +286,7 @@ class SiteConfig:
     # {(qsg, structure): (recovery target minutes, BACKUP CFSTRUCT interval minutes)} (LOG12)
     cf_recovery: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     cf_levels: dict[tuple[str, str], int] = field(default_factory=dict)  # {(qsg, structure): CFLEVEL} (CF16)
+    processors: dict[str, int] = field(default_factory=dict)  # per z/OS system (CHIN02, CHIN07)
 
 
 def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
@@ -1001,6 +1003,7 @@ class Oracle:
         if t is None:
             return
         tasks: dict[tuple[str, int], dict[str, list[tuple[int, float, int]]]] = {}
+        ssl_requests: dict[tuple[str, int], int] = {}
         for name in ("QCTADP", "QCTDSP", "QCTSSL"):
             a = self.table(name)
             if a is None:
@@ -1009,7 +1012,10 @@ class Oracle:
             interval_us = _num(a, "interval_seconds", 0.0) * 1e6
             elapsed = _num(a, "QCTELTM")
             channels = _num(a, "QCTCHLN") if name == "QCTDSP" else np.zeros(len(qm), np.int64)
+            requests = _num(a, "QCTREQN") if name == "QCTSSL" else None
             for i in range(len(qm)):
+                if name == "QCTSSL":
+                    ssl_requests[(qm[i], int(k[i]))] = ssl_requests.get((qm[i], int(k[i])), 0) + int(requests[i])
                 busy = 100.0 * elapsed[i] / interval_us[i] if interval_us[i] else math.nan
                 tasks.setdefault((qm[i], int(k[i])), {}).setdefault(name, []).append(
                     (int(entry[i]), busy, int(channels[i]))
@@ -1018,6 +1024,8 @@ class Oracle:
         qm, k, st, job = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _str(t, "QCCTJOBN")
         current, max_current = _num(t, "QCCTNOCC"), _num(t, "QCCTMXCC")
         storage_mb = _num(t, "QCCTSTUS")
+        system, seconds = _str(t, "system_id"), _num(t, "interval_seconds", 0.0)
+        persistent = self.channel_persistent_msgs()
         active, max_active = _num(t, "QCCTNOAC"), _num(t, "QCCTMXAC")
         for i in range(len(qm)):
             args = (qm[i], "channel_initiator", job[i] or qm[i], k[i], st[i])
@@ -1071,6 +1079,52 @@ class Oracle:
                         "CHIN08", sev, *args, max(uses), f"channels {threshold_text('CHIN08', sev)} % of the limit"
                     )
             self.chin_storage(args, int(storage_mb[i]))
+            processors = self.site.processors.get(system[i])
+            if processors is not None and seconds[i]:
+                per_second = persistent.get((qm[i], int(k[i])), 0) / seconds[i]
+                self.chin_adapters(args, len(adapters), processors, per_second)
+            self.chin_ssl_tasks(args, ssl, len(dispatchers), ssl_requests.get((qm[i], int(k[i])), 0), processors)
+
+    def channel_persistent_msgs(self) -> dict[tuple[str, int], int]:
+        """{(qmgr, interval): persistent messages over its channels} from channel accounting (QCST)."""
+        t = self.table("QCST")
+        if t is None:
+            return {}
+        out: dict[tuple[str, int], int] = {}
+        for q, kk, n in zip(_str(t, "qmgr"), self._k(t), _num(t, "QCSTNPMG"), strict=True):
+            out[(q, int(kk))] = out.get((q, int(kk)), 0) + int(n)
+        return out
+
+    def chin_adapters(self, args: tuple, adapters: int, processors: int, persistent_per_second: float) -> None:
+        """CHIN02: heavy persistent channel work on fewer adapters than MP16's CHIADAPS for the LPAR's
+        processors: its base up to base_processors, more per further processor, capped."""
+        p = self.p["CHIN02"]
+        if persistent_per_second < p["min_persistent_msgs_per_second"]:
+            return
+        recommended = p["base_adapters"]
+        for _ in range(int(p["base_processors"]), processors):
+            recommended = min(p["max_adapters"], recommended + p["adapters_per_processor"])
+        if sev := level("CHIN02", 100.0 * adapters / recommended):
+            self.fire("CHIN02", sev, *args, 100.0 * adapters / recommended, f"{adapters} adapters of {recommended:g}")
+
+    def chin_ssl_tasks(
+        self, args: tuple, ssl_busy: list[float], dispatchers: int, requests: int, processors: int | None
+    ) -> None:
+        """CHIN07: SSL tasks in use fewer than the dispatchers plus MP16's one, or not above the LPAR's
+        processors (where declared); or more than that with several of them idle."""
+        p = self.p["CHIN07"]
+        wanted = dispatchers + p["ssl_tasks_above_dispatchers"]
+        in_use = bool(ssl_busy) and requests > 0
+        idle = sum(1 for b in ssl_busy if b < p["idle_busy_pct"])
+        if in_use and len(ssl_busy) < wanted:
+            why = f"{len(ssl_busy)} SSL tasks < {wanted:g}"
+        elif in_use and processors is not None and len(ssl_busy) <= processors:
+            why = f"{len(ssl_busy)} SSL tasks <= {processors} processors"
+        elif len(ssl_busy) > wanted and idle >= p["min_idle_tasks"]:
+            why = f"{idle} idle SSL tasks"
+        else:
+            return
+        self.fire("CHIN07", p["base_severity"], *args, idle if why.endswith("idle SSL tasks") else len(ssl_busy), why)
 
     def chin_storage(self, args: tuple, used_mb: int) -> None:
         """CHIN09: the MB of 31-bit storage the channel initiator uses (QCCTSTUS, as CSQX004I says)
@@ -1813,6 +1867,7 @@ def site_of(scenario) -> SiteConfig:
             r["qmgr_name"]: (r["restart_target_minutes"], r["page_set_backup_hours"])
             for r in scenario.planned.site.get("page_set_recovery", [])
         },
+        processors={s["system_id"]: int(s["processors"]) for s in scenario.planned.site.get("processors", [])},
     )
 
 

@@ -25,6 +25,7 @@ from .families.accounting import (
 )
 from .families.channel_initiator import (
     BATCH_SIZE,
+    MESSAGE_HEADER_BYTES,
     MQCHT_SENDER,
     MQCHT_SVRCONN,
     accounted_channels,
@@ -103,7 +104,7 @@ ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02"
 INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 0-3)
 UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
 # Channel initiator rules: values of the 115/231 record.
-CHIN_RULES = ("CHIN01", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN08", "CHIN09")
+CHIN_RULES = ("CHIN01", "CHIN02", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN07", "CHIN08", "CHIN09")
 # CHIN09: the EPVT size the site declares for an injected channel initiator (a site smaller than
 # MP16's planning value, so the injection is silent without the declaration).
 CHIN09_SITE_EPVT_MB = 1024
@@ -253,6 +254,12 @@ def cf08_free_entries(members: int) -> int:
 def q09_depth() -> int:
     """High depth of Q09's injection: three messages above the rule's threshold."""
     return int(threshold("Q09")) + 3
+
+
+def site_processors() -> int:
+    """Processors the site declares for the LPAR of a CHIN02 or CHIN07 injection: one above CHIN02's
+    base, so MP16's CHIADAPS for it is above the generated channel initiators' adapters."""
+    return int(threshold("CHIN02", "base_processors")) + 1
 
 
 def chin09_storage_mb(epvt_mb: float) -> int:
@@ -1022,9 +1029,25 @@ class _Planner:
             "CHIN03": lambda qm: qm.dispatchers >= 2,
             "CHIN05": lambda qm: qm.dispatchers < p["CHIN05"]["recommended_dispatchers"],
             "CHIN06": lambda qm: qm.ssl_tasks > 0,
+            # CHIN07 runs one SSL task fewer than the processors and one more than the dispatchers.
+            "CHIN07": lambda qm: qm.ssl_tasks >= site_processors() - 1 and qm.dispatchers >= site_processors() - 2,
         }.get(rule, lambda qm: True)
-        cands = [([("chin", qm.index, k)], (qm, k)) for qm in qms if eligible(qm) for k in ks]
+        peers = [q.name for q in self.topology.qmgrs]
+        # CHIN02 also sets the persistent traffic of the first accounted channel.
+        channel = lambda qm: [("channel", qm.index, channel_object_name(accounted_channels(qm, peers)[0]))]  # noqa: E731
+        cands = [
+            ([("chin", qm.index, k), *([c + (k,) for c in channel(qm)] if rule == "CHIN02" else [])], (qm, k))
+            for qm in qms
+            if eligible(qm)
+            for k in ks
+        ]
         qm, k = self.place(target, cands, "channel initiator interval")
+        if rule in ("CHIN02", "CHIN07"):  # the site declares the processors of the LPAR
+            declared = {d["system_id"] for d in self.out.site.get("processors", [])}
+            if qm.system_id not in declared:
+                self.out.site.setdefault("processors", []).append(
+                    {"system_id": qm.system_id, "processors": site_processors()}
+                )
         if rule == "CHIN01":
             # Every adapter busy 10 points above the escalation level, the first ones a little more.
             lowest = (p["CHIN01"]["escalation"] + 10) / 100
@@ -1074,6 +1097,35 @@ class _Planner:
                 _set_task_busy(qi.structures["QCTSSL"], 0, busy)
 
             how = f"SSL task 0 busy {busy:.0%} of the interval: channels bound to it wait"
+        elif rule == "CHIN02":
+            per_second = 2 * p["CHIN02"]["min_persistent_msgs_per_second"]
+
+            def fn(qi):
+                cols = qi.structures["QCST"]
+                msgs = int(per_second * self.seconds)
+                size = int(cols["QCSTNBYT"][0]) // max(1, int(cols["QCSTNMSG"][0])) or 1000
+                cols["QCSTNMSG"][0] = cols["QCSTNPMG"][0] = msgs
+                cols["QCSTNBYT"][0] = cols["QCSTNPBY"][0] = msgs * size
+                cols["QCSTBATC"][0] = -(-msgs // 8)
+                cols["QCSTFUBA"][0] = 0
+                cols["QCSTBYST"][0] = msgs * (size + MESSAGE_HEADER_BYTES)
+
+            how = (
+                f"{per_second:g} persistent messages a second over a sender channel, on {qm.adapters} adapters in an "
+                f"LPAR the site declares with {site_processors()} processors"
+            )
+        elif rule == "CHIN07":
+            ssl_tasks = site_processors() - 1
+            dispatchers = ssl_tasks - int(p["CHIN07"]["ssl_tasks_above_dispatchers"])
+
+            def fn(qi):
+                _keep_tasks(qi, "QCTDSP", dispatchers)
+                _keep_tasks(qi, "QCTSSL", ssl_tasks)
+
+            how = (
+                f"CHIDISPS({dispatchers}) SSLTASKS({ssl_tasks}) in an LPAR the site declares with {site_processors()} "
+                "processors: no more SSL tasks than processors"
+            )
         elif rule == "CHIN09":
             declared = {c["qmgr_name"]: c["chin_epvt_mb"] for c in self.out.site.get("chin_epvt", [])}
             epvt_mb = declared.get(qm.name, CHIN09_SITE_EPVT_MB)
@@ -1831,6 +1883,14 @@ def _set_task_busy(cols: dict, i: int, share: float) -> None:
     cols["QCTREQN"][i] = max(1, int(round(elapsed / per_request)))
 
 
+def _keep_tasks(qi: QmgrInterval, name: str, count: int) -> None:
+    """The first ``count`` tasks of a channel initiator task array (QCTDSP, QCTSSL) in the interval."""
+    cols = qi.structures[name]
+    for key in cols:
+        cols[key] = np.asarray(cols[key])[:count]
+    qi.rows[name] = count
+
+
 def _add_client_churn(qi: QmgrInterval, name: str, starts: int, msgs: int, m: int, start_us: int, seconds: int) -> None:
     """CHIN16: ``starts`` short-lived instances of SVRCONN channel ``name`` (16 client addresses),
     each started in the interval, moving ``msgs`` messages and ended a second later."""
@@ -2074,6 +2134,16 @@ def rule_assumptions(scenario) -> dict:
         f"{threshold('CHIN03', 'min_volume'):g} and >= {threshold('CHIN03', 'channel_skew_factor'):g} x the median; "
         f"CHIN05 with fewer than {threshold('CHIN05', 'recommended_dispatchers'):g} dispatchers; CHIN08 on the larger "
         "of QCCTNOCC / QCCTMXCC and QCCTNOAC / QCCTMXAC, escalation on QCCTNOCC",
+        "CHIN02": "the site declares the processors of the injected channel initiator's LPAR (site_config.processors: "
+        "CHIN02's base_processors + 1); the adapters (QCTADP entries) as a percent of MP16's CHIADAPS for them "
+        f"{threshold_text('CHIN02', 'info')} while the channels carry at least "
+        f"{threshold('CHIN02', 'min_persistent_msgs_per_second'):g} persistent messages a second (QCSTNPMG summed "
+        "over the queue manager's channels in the interval)",
+        "CHIN07": "with SSL in use (SSL tasks with requests): fewer SSL tasks than dispatchers + "
+        f"{threshold('CHIN07', 'ssl_tasks_above_dispatchers'):g}; or no more than the processors the site declares "
+        "for the LPAR (site_config.processors); or more than dispatchers + 1 with at least "
+        f"{threshold('CHIN07', 'min_idle_tasks'):g} SSL tasks busy below {threshold('CHIN07', 'idle_busy_pct'):g} %; "
+        "the generated channel initiators with SSL run CHIDISPS + 1 SSL tasks",
         "CHIN09": "QCCTSTUS is MB (as CSQX004I reports it); the site declares the injected channel initiators' EPVT "
         f"size (site_config.chin_epvt); 100 x QCCTSTUS / EPVT {threshold_text('CHIN09', 'warning')} (critical "
         f"{threshold_text('CHIN09', 'critical')}); without a declared EPVT, MP16's planning value "
@@ -2102,7 +2172,6 @@ def rule_assumptions(scenario) -> dict:
         "CHIN18": "per channel and interval: the highest QCSTCPRA of its instances "
         f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG12, "
-        "LOG13, LOG15, CF01-CF03, CF06-CF11, CF13, CF15-CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01, "
-        "CHIN03-CHIN06, CHIN08, CHIN09, CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the "
-        "written values)",
+        "LOG13, LOG15, CF01-CF03, CF06-CF11, CF13, CF15-CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01-CHIN09, "
+        "CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the written values)",
     }

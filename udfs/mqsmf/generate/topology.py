@@ -450,7 +450,8 @@ def build(config: ScenarioConfig, rng: np.random.Generator) -> Topology:
                 pageset_pool=pageset_pool,
                 pageset_pages=pageset_pages,
                 queues=queues,
-                ssl_tasks=2 if m % 2 else 0,
+                # SSLTASKS = CHIDISPS + 1 where SSL is used, as MP16 advises ("SSLTASKS", ch. 3, p. 138).
+                ssl_tasks=QueueManager.dispatchers + 1 if m % 2 else 0,
                 channels=int(rng.integers(60, 400)),
                 qsg=qsg,
                 intervals=schedule(config, plan),
