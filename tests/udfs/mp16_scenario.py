@@ -91,6 +91,7 @@ GENERATED = (
     "CHIN02@QM01#5",  # the processors of QM01's LPAR as the injection declares them (site_config_vars)
     "CHIN07@QM04#3",  # likewise for QM04's LPAR
     "CHIN09@QM02#5",  # against the EPVT the injection declares for QM02's channel initiator (site_config_vars)
+    "CHIN10@QM03#4",  # against the MAXPROCUSER and user id the injection declares
     "Q09@QM01#3",
     "CHIN11@QM02#2",  # with LOG02's persistent burst on QM02 in the same interval: escalated to warning
     "CHIN12@QM01#4",

@@ -138,13 +138,27 @@ def test_each_rule_fires_exactly_where_injected(rule, tmp_path):
             assert f["object_name"] == inj["object_name"], f
 
 
-CONFIGURATION_RULES = ("BP12", "CF06", "CF08", "CF15", "CF16", "LOG12", "LOG13", "LOG15", "Q09", "CHIN02", "CHIN07")
+CONFIGURATION_RULES = (
+    "BP12",
+    "CF06",
+    "CF08",
+    "CF15",
+    "CF16",
+    "LOG12",
+    "LOG13",
+    "LOG15",
+    "Q09",
+    "CHIN02",
+    "CHIN07",
+    "CHIN10",
+)
 
 
 def test_configuration_rules_need_the_site_settings(tmp_path):
-    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02 and CHIN07 judge what SMF does
-    not record (production or not, structure limits, SIZE and CFLEVEL, recovery targets and backup
-    intervals, unstriped logs, IMS bridge queues, the processors of an LPAR):
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02, CHIN07 and CHIN10 judge what
+    SMF does not record (production or not, structure limits, SIZE and CFLEVEL, recovery targets and
+    backup intervals, unstriped logs, IMS bridge queues, the processors and MAXPROCUSER of an LPAR,
+    a channel initiator's user id):
     with the settings the generated site declares they fire where injected; without them the
     oracle, like the advisories, says nothing. BP14 judges its checkpoint burst at the page set
     write rate the site declares (a third of MP16's default: warning), else at MP16's default
@@ -197,6 +211,7 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
     (log13,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG13"]
     (log15,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG15"]
+    (chin10,) = [i for i in manifest["injected"] if i["rule_id"] == "CHIN10"]
     assert variables["mp16_queue_manager_config"] == [
         {"qmgr_name": bp12["qmgr"], "is_production": True},
         {"qmgr_name": bp14["qmgr"], "page_set_write_mb_per_sec": 100.0},  # MP16's 300 MB/s default / 3
@@ -207,13 +222,17 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
             "page_set_backup_hours": pytest.approx(26.415, abs=1e-3),
         },
         {"qmgr_name": log15["qmgr"], "is_log_striped": False},
+        {"qmgr_name": chin10["qmgr"], "chin_user_id": f"{chin10['qmgr']}CHIN"},
     ]
     # CHIN02 and CHIN07: the processors of their LPARs, one above CHIN02's base_processors.
     systems = {q["name"]: q["system_id"] for q in manifest["qmgrs"]}
     chin = {systems[i["qmgr"]] for i in manifest["injected"] if i["rule_id"] in ("CHIN02", "CHIN07")}
     processors = int(rule_parameters()["CHIN02"]["base_processors"]) + 1
-    declared = sorted(variables["mp16_system_config"], key=lambda r: r["system_id"])
+    declared = sorted((r for r in variables["mp16_system_config"] if "processors" in r), key=lambda r: r["system_id"])
     assert declared == [{"system_id": s, "processors": processors} for s in sorted(chin)]
+    # CHIN10: MAXPROCUSER of its LPAR at z/OS's default.
+    limits = [r for r in variables["mp16_system_config"] if "max_proc_user" in r]
+    assert limits == [{"system_id": systems[chin10["qmgr"]], "max_proc_user": 25}]
 
 
 def test_chin09_divides_by_the_declared_epvt_else_by_mp16s_planning_value(tmp_path):

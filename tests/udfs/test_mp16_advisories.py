@@ -86,6 +86,7 @@ CONFIGURATION_RULES = {
     "Q09": "mp16_queue_config",
     "CHIN02": "mp16_system_config",
     "CHIN07": "mp16_system_config",
+    "CHIN10": "mp16_system_config",
 }
 
 
@@ -624,10 +625,11 @@ def test_bp14_says_which_write_rate_it_used(built):
 
 
 def test_configuration_rules_are_silent_without_the_site_setting(built):
-    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02 and CHIN07 fire where the
-    injected scenario declares a production queue manager, the structure limits, SIZE and CFLEVEL,
-    recovery targets with their backup intervals, unstriped logs, IMS bridge queues and the
-    processors of an LPAR (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
+    """BP12, CF06, CF08, CF15, CF16, LOG12, LOG13, LOG15, Q09, CHIN02, CHIN07 and CHIN10 fire where
+    the injected scenario declares a production queue manager, the structure limits, SIZE and
+    CFLEVEL, recovery targets with their backup intervals, unstriped logs, IMS bridge queues, the
+    processors and MAXPROCUSER of an LPAR and a channel initiator's user id
+    (test_generator_rules_fire_exactly_as_its_oracle_expects); the override run
     leaves the settings out, and the seeds' '*' rows configure nothing: they fall silent, and
     dim_mp16_rule says which setting each needs."""
     assert set(CONFIGURATION_RULES) <= set(built.injected.rule_id)

@@ -16,6 +16,8 @@
 -- the channels carry heavy persistent work (channel accounting).
 -- CHIN07: SSL tasks not matched to the dispatchers (fewer than dispatchers + 1) or to the processors
 -- (no more than the LPAR's, declared by the site), or too many with several idle.
+-- CHIN10: the OMVS threads of a system's channel initiators near MAXPROCSYS, or of those with one
+-- user id near MAXPROCUSER (limits and user ids declared by the site).
 -- The object is the channel initiator, named by its job name (QCCTJOBN).
 -- Grain: one row per rule x queue manager (its channel initiator) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
@@ -88,7 +90,15 @@ measures as (
         channel_initiator.ssl_tasks,
         coalesce(channel_initiator.ssl_requests, 0) as ssl_requests,
         channel_initiator.interval_seconds,
+        channel_initiator.system_id,
         site_config.processors,
+        site_config.chin_user_id,
+        site_config.max_proc_sys,
+        site_config.max_proc_user,
+        cast(
+            {{ mp16_threshold(mp16, 'CHIN10', 'threads_per_chin') }} + channel_initiator.dispatcher_tasks
+            + channel_initiator.ssl_tasks as int
+        ) as omvs_threads,
         coalesce(channel_traffic.channel_persistent_msgs, 0) as channel_persistent_msgs,
         channel_initiator.dispatcher_busy_pct_max,
         channel_initiator.ssl_busy_pct_max,
@@ -120,6 +130,50 @@ measures as (
             and channel_initiator.interval_start_at = channel_traffic.interval_start_at
 ),
 
+-- Each channel initiator of the same system whose intervals overlap, counted once (its most threads).
+omvs_neighbours as (
+    select
+        measures.qmgr_name,
+        measures.interval_start_at,
+        neighbours.qmgr_name as neighbour_qmgr_name,
+        max(neighbours.omvs_threads) as omvs_threads,
+        max(neighbours.chin_user_id) as chin_user_id
+    from measures
+    inner join measures as neighbours
+        on
+            measures.system_id = neighbours.system_id
+            and measures.interval_start_at < neighbours.interval_end_at
+            and measures.interval_end_at > neighbours.interval_start_at
+    group by measures.qmgr_name, measures.interval_start_at, neighbours.qmgr_name
+),
+
+omvs as (
+    select
+        measures.qmgr_name,
+        measures.interval_start_at,
+        sum(omvs_neighbours.omvs_threads) as system_omvs_threads,
+        sum(case when omvs_neighbours.chin_user_id = measures.chin_user_id then omvs_neighbours.omvs_threads end)
+            as user_omvs_threads
+    from measures
+    inner join omvs_neighbours
+        on
+            measures.qmgr_name = omvs_neighbours.qmgr_name
+            and measures.interval_start_at = omvs_neighbours.interval_start_at
+    group by measures.qmgr_name, measures.interval_start_at
+),
+
+with_omvs as (
+    select
+        measures.*,
+        omvs.system_omvs_threads,
+        omvs.user_omvs_threads
+    from measures
+    left join omvs
+        on
+            measures.qmgr_name = omvs.qmgr_name
+            and measures.interval_start_at = omvs.interval_start_at
+),
+
 storage as (
     select
         *,
@@ -137,8 +191,11 @@ storage as (
         end as recommended_adapters,
         cast(dispatcher_tasks + {{ mp16_threshold(mp16, 'CHIN07', 'ssl_tasks_above_dispatchers') }} as int)
             as recommended_ssl_tasks,
-        {{ safe_divide('channel_persistent_msgs', 'interval_seconds') }} as channel_persistent_msgs_per_second
-    from measures
+        {{ safe_divide('channel_persistent_msgs', 'interval_seconds') }} as channel_persistent_msgs_per_second,
+        -- The larger use of the two limits (greatest skips a limit not declared).
+        greatest(100 * system_omvs_threads / max_proc_sys, 100 * user_omvs_threads / max_proc_user)
+            as omvs_limit_use_pct
+    from with_omvs
 ),
 
 shares as (
@@ -180,6 +237,7 @@ levels as (
             else {{ mp16_severity(mp16, 'CHIN08', 'channel_limit_use_pct') }}
         end as chin08_level,
         {{ mp16_severity(mp16, 'CHIN09', 'epvt_use_pct') }} as chin09_level,
+        {{ mp16_severity(mp16, 'CHIN10', 'omvs_limit_use_pct') }} as chin10_level,
         case when is_heavy_persistent then {{ mp16_severity(mp16, 'CHIN02', 'adapter_share_pct') }} end as chin02_level,
         -- CHIN07: the first branch that holds; matching dispatchers and processors only with SSL in use.
         case
@@ -272,6 +330,15 @@ final as (
                 ~ " else " ~ mp16_severity_threshold(mp16, 'CHIN08', 'chin08_level') ~ " end",
                 "format_string('up to %d current channels of MAXCHL %d and %d active of ACTCHL %d', current_channels_high,"
                 ~ " max_channels, active_channels_high, max_active_channels)"
+            ) }},
+            {{ mp16_firing(
+                'CHIN10', 'chin10_level', 'chin10_level', 'omvs_limit_use_pct',
+                mp16_severity_threshold(mp16, 'CHIN10', 'chin10_level'),
+                "format_string('%d OMVS threads of the channel initiators of system %s (MAXPROCSYS %s), %s of those of"
+                ~ " user id %s (MAXPROCUSER %s); this one: %d dispatchers, %d SSL tasks', system_omvs_threads, system_id,"
+                ~ " coalesce(cast(max_proc_sys as string), 'not declared'), coalesce(cast(user_omvs_threads as string),"
+                ~ " 'none'), coalesce(chin_user_id, 'not declared'), coalesce(cast(max_proc_user as string),"
+                ~ " 'not declared'), dispatcher_tasks, ssl_tasks)"
             ) }},
             {{ mp16_firing(
                 'CHIN09', 'chin09_level', 'chin09_level', 'epvt_use_pct',

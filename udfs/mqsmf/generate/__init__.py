@@ -78,10 +78,11 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
     BACKUP CFSTRUCT intervals (LOG12) its injections declared, the queues they made IMS bridge queues
     (``mp16_queue_config``: Q09), per queue manager (``mp16_queue_manager_config``) those they
     declared production (BP12), the EPVT size they declared for channel initiators (CHIN09), their
-    page set write rates (BP14), restart targets and page set backup intervals (LOG13) and unstriped
-    active logs (LOG15), and the processors they declared for LPARs (``mp16_system_config``: CHIN02,
-    CHIN07). Without them the configuration rules stay silent (CHIN09 uses MP16's planning value,
-    BP14 judges at MP16's default rate)."""
+    page set write rates (BP14), restart targets and page set backup intervals (LOG13), unstriped
+    active logs (LOG15) and channel initiator user ids (CHIN10), and the processors and MAXPROCUSER
+    they declared for LPARs (``mp16_system_config``: CHIN02, CHIN07, CHIN10). Without them the
+    configuration rules stay silent (CHIN09 uses MP16's planning value, BP14 judges at MP16's default
+    rate)."""
     qsgs = sorted({q["qsg"] for q in manifest["qmgrs"] if q.get("qsg")})
     site = manifest.get("site_config", {})
     return {
@@ -104,8 +105,9 @@ def site_config_vars(manifest: dict) -> dict[str, list[dict]]:
         + site.get("chin_epvt", [])
         + site.get("page_set_write_rates", [])
         + site.get("page_set_recovery", [])
-        + [{**q, "is_log_striped": False} for q in site.get("unstriped_logs", [])],
-        "mp16_system_config": site.get("processors", []),
+        + [{**q, "is_log_striped": False} for q in site.get("unstriped_logs", [])]
+        + site.get("chin_user_ids", []),
+        "mp16_system_config": site.get("processors", []) + site.get("omvs_limits", []),
     }
 
 

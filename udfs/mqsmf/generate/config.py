@@ -87,6 +87,7 @@ SUPPORTED_RULES = (
     "CHIN07",
     "CHIN08",
     "CHIN09",
+    "CHIN10",
     "CHIN11",
     "CHIN12",
     "CHIN13",

@@ -271,8 +271,9 @@ class SiteConfig:
     in MB/s (BP14; MP16's default where none is declared) and queue managers whose active logs are not
     striped (LOG15), restart targets and page set backup intervals (LOG13), structures' recovery
     targets and backup intervals (LOG12) and CFLEVELs (CF16), the processors of each z/OS system
-    {system id: CPs} (CHIN02, CHIN07). Empty: those rules are not judged (CHIN09 and BP14 at MP16's
-    values)."""
+    {system id: CPs} (CHIN02, CHIN07), its MAXPROCSYS / MAXPROCUSER and the user ids of channel
+    initiators {qmgr: user id} (CHIN10). Empty: those rules are not judged (CHIN09 and BP14 at
+    MP16's values)."""
 
     cf_limits: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     cf_sizes_mb: dict[tuple[str, str], float] = field(default_factory=dict)  # SIZE (CF15)
@@ -287,6 +288,9 @@ class SiteConfig:
     cf_recovery: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
     cf_levels: dict[tuple[str, str], int] = field(default_factory=dict)  # {(qsg, structure): CFLEVEL} (CF16)
     processors: dict[str, int] = field(default_factory=dict)  # per z/OS system (CHIN02, CHIN07)
+    max_proc_sys: dict[str, int] = field(default_factory=dict)  # per z/OS system (CHIN10)
+    max_proc_user: dict[str, int] = field(default_factory=dict)  # per z/OS system (CHIN10)
+    chin_user_ids: dict[str, str] = field(default_factory=dict)  # per queue manager (CHIN10)
 
 
 def cf_message_bytes(sizes: np.ndarray) -> np.ndarray:
@@ -1026,6 +1030,7 @@ class Oracle:
         storage_mb = _num(t, "QCCTSTUS")
         system, seconds = _str(t, "system_id"), _num(t, "interval_seconds", 0.0)
         persistent = self.channel_persistent_msgs()
+        omvs: list[tuple[tuple, str, int]] = []  # (firing args, system, OMVS threads) of each channel initiator
         active, max_active = _num(t, "QCCTNOAC"), _num(t, "QCCTMXAC")
         for i in range(len(qm)):
             args = (qm[i], "channel_initiator", job[i] or qm[i], k[i], st[i])
@@ -1084,6 +1089,31 @@ class Oracle:
                 per_second = persistent.get((qm[i], int(k[i])), 0) / seconds[i]
                 self.chin_adapters(args, len(adapters), processors, per_second)
             self.chin_ssl_tasks(args, ssl, len(dispatchers), ssl_requests.get((qm[i], int(k[i])), 0), processors)
+            omvs.append((args, system[i], int(self.p["CHIN10"]["threads_per_chin"]) + len(dispatchers) + len(ssl)))
+        self.chin_omvs_threads(omvs)
+
+    def chin_omvs_threads(self, omvs: list[tuple[tuple, str, int]]) -> None:
+        """CHIN10: in each interval, the OMVS threads of a system's channel initiators against its
+        MAXPROCSYS, and those of the ones started under one user id against its MAXPROCUSER (as the
+        site declares them); every channel initiator of a group that reaches the level fires."""
+        by_system: dict[tuple[str, int], int] = {}
+        by_user: dict[tuple[str, str, int], int] = {}
+        for args, system, threads in omvs:
+            by_system[(system, args[3])] = by_system.get((system, args[3]), 0) + threads
+            user = self.site.chin_user_ids.get(args[0])
+            if user is not None:
+                by_user[(system, user, args[3])] = by_user.get((system, user, args[3]), 0) + threads
+        for args, system, _ in omvs:
+            uses = []
+            if system in self.site.max_proc_sys:
+                uses.append(100.0 * by_system[(system, args[3])] / self.site.max_proc_sys[system])
+            user = self.site.chin_user_ids.get(args[0])
+            if user is not None and system in self.site.max_proc_user:
+                uses.append(100.0 * by_user[(system, user, args[3])] / self.site.max_proc_user[system])
+            if uses and (sev := level("CHIN10", max(uses))):
+                self.fire(
+                    "CHIN10", sev, *args, max(uses), f"OMVS threads {threshold_text('CHIN10', sev)} % of the limit"
+                )
 
     def channel_persistent_msgs(self) -> dict[tuple[str, int], int]:
         """{(qmgr, interval): persistent messages over its channels} from channel accounting (QCST)."""
@@ -1868,6 +1898,8 @@ def site_of(scenario) -> SiteConfig:
             for r in scenario.planned.site.get("page_set_recovery", [])
         },
         processors={s["system_id"]: int(s["processors"]) for s in scenario.planned.site.get("processors", [])},
+        max_proc_user={s["system_id"]: int(s["max_proc_user"]) for s in scenario.planned.site.get("omvs_limits", [])},
+        chin_user_ids={c["qmgr_name"]: c["chin_user_id"] for c in scenario.planned.site.get("chin_user_ids", [])},
     )
 
 

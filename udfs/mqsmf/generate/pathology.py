@@ -104,7 +104,10 @@ ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02"
 INJECTED_TASK_BASE = 16  # task numbers of injected tasks (the server tasks are 0-3)
 UNDEFINED_QUEUE = "APP.NOT.DEFINED"  # DB01: the queue an application keeps trying to open
 # Channel initiator rules: values of the 115/231 record.
-CHIN_RULES = ("CHIN01", "CHIN02", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN07", "CHIN08", "CHIN09")
+CHIN_RULES = ("CHIN01", "CHIN02", "CHIN03", "CHIN04", "CHIN05", "CHIN06", "CHIN07", "CHIN08", "CHIN09", "CHIN10")
+# CHIN10: the MAXPROCUSER the site declares for an injected channel initiator's system (z/OS's
+# default, BPXPRMxx MAXPROCUSER(25)).
+CHIN10_SITE_MAX_PROC_USER = 25
 # CHIN09: the EPVT size the site declares for an injected channel initiator (a site smaller than
 # MP16's planning value, so the injection is silent without the declaration).
 CHIN09_SITE_EPVT_MB = 1024
@@ -262,6 +265,11 @@ def site_processors() -> int:
     return int(threshold("CHIN02", "base_processors")) + 1
 
 
+def chin10_threads(max_proc_user: int) -> int:
+    """OMVS threads of CHIN10's channel initiator: 5 points above the warning share of MAXPROCUSER."""
+    return math.ceil((threshold("CHIN10", "warning") + 5) / 100 * max_proc_user)
+
+
 def chin09_storage_mb(epvt_mb: float) -> int:
     """31-bit storage in use of CHIN09's injection: 5 points above the warning share of the EPVT."""
     return math.ceil((threshold("CHIN09", "warning") + 5) / 100 * epvt_mb)
@@ -297,7 +305,9 @@ class Planned:
     claims: set[tuple] = field(default_factory=set)
     # What the site declares for the configuration rules' injections (the manifest's site_config):
     # {"ims_bridge_queues": [{qmgr_name, queue_name}], "production_qmgrs": [{qmgr_name}],
-    # "chin_epvt": [{qmgr_name, chin_epvt_mb}]}; CF structure limits come from the topology.
+    # "chin_epvt": [{qmgr_name, chin_epvt_mb}], "processors": [{system_id, processors}],
+    # "omvs_limits": [{system_id, max_proc_user}], "chin_user_ids": [{qmgr_name, chin_user_id}]}; CF
+    # structure limits come from the topology.
     site: dict[str, list[dict]] = field(default_factory=dict)
 
     def mutate(self, qmgr_interval: QmgrInterval) -> None:
@@ -1031,6 +1041,10 @@ class _Planner:
             "CHIN06": lambda qm: qm.ssl_tasks > 0,
             # CHIN07 runs one SSL task fewer than the processors and one more than the dispatchers.
             "CHIN07": lambda qm: qm.ssl_tasks >= site_processors() - 1 and qm.dispatchers >= site_processors() - 2,
+            # CHIN10 adds dispatchers (and SSL tasks, where SSL is used).
+            "CHIN10": lambda qm: (
+                (chin10_threads(CHIN10_SITE_MAX_PROC_USER) - p["CHIN10"]["threads_per_chin"]) // 2 > qm.dispatchers
+            ),
         }.get(rule, lambda qm: True)
         peers = [q.name for q in self.topology.qmgrs]
         # CHIN02 also sets the persistent traffic of the first accounted channel.
@@ -1125,6 +1139,33 @@ class _Planner:
             how = (
                 f"CHIDISPS({dispatchers}) SSLTASKS({ssl_tasks}) in an LPAR the site declares with {site_processors()} "
                 "processors: no more SSL tasks than processors"
+            )
+        elif rule == "CHIN10":
+            site = self.out.site
+            limits = {d["system_id"]: d["max_proc_user"] for d in site.get("omvs_limits", [])}
+            max_proc_user = limits.get(qm.system_id, CHIN10_SITE_MAX_PROC_USER)
+            if qm.system_id not in limits:
+                site.setdefault("omvs_limits", []).append({"system_id": qm.system_id, "max_proc_user": max_proc_user})
+            if qm.name not in {c["qmgr_name"] for c in site.get("chin_user_ids", [])}:
+                site.setdefault("chin_user_ids", []).append(
+                    {"qmgr_name": qm.name, "chin_user_id": f"{qm.name}CHIN"[:8]}
+                )
+            threads = chin10_threads(max_proc_user) - int(p["CHIN10"]["threads_per_chin"])
+            # With SSL, SSLTASKS follows CHIDISPS (dispatchers + 1, so CHIN07 stays silent).
+            above = int(p["CHIN07"]["ssl_tasks_above_dispatchers"]) if qm.ssl_tasks else 0
+            dispatchers = -(-(threads - above) // 2) if qm.ssl_tasks else threads
+            ssl_tasks = dispatchers + above if qm.ssl_tasks else 0
+
+            def fn(qi):
+                _add_tasks(qi, "QCTDSP", dispatchers)
+                if ssl_tasks:
+                    _add_tasks(qi, "QCTSSL", ssl_tasks)
+
+            how = (
+                f"CHIDISPS raised to {dispatchers}"
+                + (f" and SSLTASKS to {ssl_tasks}" if ssl_tasks else "")
+                + f": {dispatchers + ssl_tasks + int(p['CHIN10']['threads_per_chin'])} OMVS threads for the channel "
+                f"initiator's user id, whose MAXPROCUSER the site declares as {max_proc_user}"
             )
         elif rule == "CHIN09":
             declared = {c["qmgr_name"]: c["chin_epvt_mb"] for c in self.out.site.get("chin_epvt", [])}
@@ -1891,6 +1932,18 @@ def _keep_tasks(qi: QmgrInterval, name: str, count: int) -> None:
     qi.rows[name] = count
 
 
+def _add_tasks(qi: QmgrInterval, name: str, count: int) -> None:
+    """A channel initiator task array (QCTDSP) grown to ``count`` tasks in the interval, the new ones
+    like its last (their own task numbers)."""
+    cols = qi.structures[name]
+    have = len(cols["QCTTSKN"])
+    for key in cols:
+        values = np.asarray(cols[key])
+        cols[key] = np.concatenate([values, np.repeat(values[-1:], count - have)])
+    cols["QCTTSKN"][have:] = int(cols["QCTTSKN"][have - 1]) + 0x1000 * np.arange(1, count - have + 1)
+    qi.rows[name] = count
+
+
 def _add_client_churn(qi: QmgrInterval, name: str, starts: int, msgs: int, m: int, start_us: int, seconds: int) -> None:
     """CHIN16: ``starts`` short-lived instances of SVRCONN channel ``name`` (16 client addresses),
     each started in the interval, moving ``msgs`` messages and ended a second later."""
@@ -2144,6 +2197,10 @@ def rule_assumptions(scenario) -> dict:
         "for the LPAR (site_config.processors); or more than dispatchers + 1 with at least "
         f"{threshold('CHIN07', 'min_idle_tasks'):g} SSL tasks busy below {threshold('CHIN07', 'idle_busy_pct'):g} %; "
         "the generated channel initiators with SSL run CHIDISPS + 1 SSL tasks",
+        "CHIN10": f"OMVS threads of a channel initiator: {threshold('CHIN10', 'threads_per_chin'):g} + dispatchers + "
+        "SSL tasks; summed per system and interval against MAXPROCSYS, and per system, user id and interval against "
+        "MAXPROCUSER, as the site declares them (site_config.omvs_limits, site_config.chin_user_ids: an injected "
+        f"channel initiator runs under a user id of its own); {threshold_text('CHIN10', 'warning')} % of the limit",
         "CHIN09": "QCCTSTUS is MB (as CSQX004I reports it); the site declares the injected channel initiators' EPVT "
         f"size (site_config.chin_epvt); 100 x QCCTSTUS / EPVT {threshold_text('CHIN09', 'warning')} (critical "
         f"{threshold_text('CHIN09', 'critical')}); without a declared EPVT, MP16's planning value "
@@ -2172,6 +2229,6 @@ def rule_assumptions(scenario) -> dict:
         "CHIN18": "per channel and interval: the highest QCSTCPRA of its instances "
         f"{threshold_text('CHIN18', 'info')} where CHIN04 fires on the queue manager's channel initiator",
         "clean": "a scenario without --inject crosses none of BP01-BP06, BP12-BP16, LOG01-LOG03, LOG10, LOG12, "
-        "LOG13, LOG15, CF01-CF03, CF06-CF11, CF13, CF15-CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01-CHIN09, "
-        "CHIN11-CHIN18, SUP01-SUP10 (see expected_firings, computed from the written values)",
+        "LOG13, LOG15, CF01-CF03, CF06-CF11, CF13, CF15-CF17, DB02, DB03, Q01-Q04, Q07, Q09, Q10, CHIN01-CHIN18, "
+        "SUP01-SUP10 (see expected_firings, computed from the written values)",
     }
