@@ -159,6 +159,18 @@
     )
 {%- endmacro %}
 
+{#- mp16_firing for the common case: the rule's level column is `<rule id in lower case>_level`
+    (computed with mp16_severity) and the threshold reported is that level's threshold of the rule. -#}
+{% macro mp16_rule_firing(
+    parameters, rule_id, observed, observation, window="'interval'", comparison='null'
+) -%}
+    {%- set level = rule_id | lower ~ '_level' -%}
+    {{ mp16_firing(
+        rule_id, level, level, observed, mp16_severity_threshold(parameters, rule_id, level), observation,
+        window, comparison
+    ) }}
+{%- endmacro %}
+
 {#- The advisory rows of a relation's candidate firings (the caller's comma-separated mp16_firing
     calls): each row's firings exploded, with the object and interval every int_mp16__* model
     returns. `object_name` is a SQL expression over the relation, aliased `levels`;

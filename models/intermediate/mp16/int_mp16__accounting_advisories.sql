@@ -245,14 +245,14 @@ queue_firings as (
                 window="'accounting period'",
                 comparison="case q05_leg when 'depth' then '>' end"
             ) }},
-            {{ mp16_firing(
-                'Q11', 'q11_level', 'q11_level', 'page_set_get_share', mp16_severity_threshold(mp16, 'Q11', 'q11_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q11', 'page_set_get_share',
                 "format_string('%d of %d gets read the message from the page set (GETPSN / GETN)',"
                 ~ " cast(page_set_gets as bigint), cast(gets as bigint)) || sampling_note",
                 window="'accounting period'"
             ) }},
-            {{ mp16_firing(
-                'CF12', 'cf12_level', 'cf12_level', 'cf_open_share', mp16_severity_threshold(mp16, 'CF12', 'cf12_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF12', 'cf_open_share',
                 "format_string('%d opens of the shared queue (%.1f per second), %d of them without CF access"
                 ~ " (OPENCF0); latch class 11 wait of the opening tasks %.1f us per open', cast(opens as bigint),"
                 ~ " opens_per_second, cast(opens_without_cf as bigint), coalesce(latch_11_wait_us_per_open, 0))"
@@ -306,25 +306,22 @@ task_firings as (
         'task_levels', 'task', 'levels.task_name',
         interval_start_at='period_start_at', interval_end_at='period_end_at'
     ) %}
-            {{ mp16_firing(
-                'APP01', 'app01_level', 'app01_level',
+            {{ mp16_rule_firing(
+                mp16, 'APP01',
                 "case app01_level when 'info' then puts_per_commit else messages_per_commit end",
-                mp16_severity_threshold(mp16, 'APP01', 'app01_level'),
                 "format_string('%d commits (CMN) for %d puts, %d MQPUT1s and %d gets: %.0f messages (%.0f puts)"
                 ~ " per unit of work', commits, puts, put1s, gets, messages_per_commit, puts_per_commit)"
                 ~ " || sampling_note",
                 window="'accounting period'"
             ) }},
-            {{ mp16_firing(
-                'APP02', 'app02_level', 'app02_level', 'commits_per_second',
-                mp16_severity_threshold(mp16, 'APP02', 'app02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'APP02', 'commits_per_second',
                 "format_string('%.0f commits per second (CMN %d), %.2f persistent messages each', commits_per_second,"
                 ~ " commits, persistent_per_commit) || sampling_note",
                 window="'accounting period'"
             ) }},
-            {{ mp16_firing(
-                'CF14', 'cf14_level', 'cf14_level', 'cf_structures_used',
-                mp16_severity_threshold(mp16, 'CF14', 'cf14_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF14', 'cf_structures_used',
                 "format_string('%d commits on shared queues of %d CF structures (CFSTRUCNAME)', commits,"
                 ~ " cf_structures_used) || sampling_note",
                 window="'accounting period'"
@@ -426,14 +423,13 @@ interval_levels as (
 
 interval_firings as (
     {% call mp16_fired_rows('interval_levels', 'queue', 'levels.queue_name') %}
-            {{ mp16_firing(
-                'Q12', 'q12_level', 'q12_level', 'depth_current', mp16_severity_threshold(mp16, 'Q12', 'q12_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q12', 'depth_current',
                 "format_string('private queue indexed (WQ INDXTYPE %d) holds %d messages (QQSTDPTH): its index is"
                 ~ " rebuilt at restart', index_type_code, cast(depth_current as bigint))"
             ) }},
-            {{ mp16_firing(
-                'Q13', 'q13_level', 'q13_level', 'consumer_utilisation',
-                mp16_severity_threshold(mp16, 'Q13', 'q13_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q13', 'consumer_utilisation',
                 "format_string('one input handle (QQSTIPCT 1): %d gets (%.1f per second), the consumer %s spends"
                 ~ " %.0f us per message in gets, puts and commits', cast(gets as bigint),"
                 ~ " gets / interval_seconds, consumer_name, consumer_us_per_message) || sampling_note"

@@ -286,14 +286,12 @@ bp12_levels as (
 -- Every rule of the row at once: one struct per rule, kept where the rule fires.
 per_interval as (
     {% call mp16_fired_rows('bp12_levels', 'buffer_pool', 'cast(levels.buffer_pool_id as string)') %}
-            {{ mp16_firing(
-                'BP01', 'bp01_level', 'bp01_level', 'short_on_storage',
-                mp16_severity_threshold(mp16, 'BP01', 'bp01_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP01', 'short_on_storage',
                 "format_string('QPSTSOS %d: no stealable buffer was free', cast(short_on_storage as bigint))"
             ) }},
-            {{ mp16_firing(
-                'BP02', 'bp02_level', 'bp02_level', 'dmc_reached',
-                mp16_severity_threshold(mp16, 'BP02', 'bp02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP02', 'dmc_reached',
                 "format_string('QPSTDMC %d: synchronous page writes below 5 %% stealable (lowest free %.1f %%)',"
                 ~ " cast(dmc_reached as bigint), lowest_free_pct)"
             ) }},
@@ -362,17 +360,16 @@ per_interval as (
                 ~ " pressure_rules, cast(production_start_buffers as bigint))",
                 comparison="case when bp12_level = 'info' then '<' end"
             ) }},
-            {{ mp16_firing(
-                'BP14', 'bp14_level', 'bp14_level', 'checkpoint_write_seconds',
-                mp16_severity_threshold(mp16, 'BP14', 'bp14_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP14', 'checkpoint_write_seconds',
                 "format_string('%.0f pages per checkpoint (QIS1CKPP %d over QJSTLLCP %d) take %.1f s to write at"
                 ~ " %.0f MB/s (%s)', pages_per_checkpoint, cast(checkpoint_pages as bigint), cast(checkpoints as bigint),"
                 ~ " checkpoint_write_seconds, page_set_write_mb_per_sec, case when is_page_set_write_rate_declared"
                 ~ " then 'the page set write rate the site declares' else 'the MP16 default deferred write rate: the"
                 ~ " site declares none' end)"
             ) }},
-            {{ mp16_firing(
-                'BP13', 'bp13_level', 'bp13_level', 'buffers', mp16_severity_threshold(mp16, 'BP13', 'bp13_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP13', 'buffers',
                 "format_string('LONG pool of %d buffers below the bar (QPSTLOC)', cast(buffers as bigint))"
             ) }},
             {{ mp16_firing(
@@ -380,15 +377,14 @@ per_interval as (
                 "format_string('pool below the bar (QPSTLOC) under pressure: lowest free %.1f %%, QPSTRIO %d, %s pool',"
                 ~ " lowest_free_pct, cast(pages_read as bigint), pool_role)"
             ) }},
-            {{ mp16_firing(
-                'BP16', 'bp16_level', 'bp16_level', 'page_io_per_second',
-                mp16_severity_threshold(mp16, 'BP16', 'bp16_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP16', 'page_io_per_second',
                 "format_string('%.0f page reads + writes per second (%.0f the interval before) in a pool without"
                 ~ " page-fixed buffers (QPSTF4KB off)', page_io_per_second, previous_page_io_per_second)",
                 "'consecutive intervals'"
             ) }},
-            {{ mp16_firing(
-                'BP10', 'bp10_level', 'bp10_level', 'get_page_growth', mp16_severity_threshold(mp16, 'BP10', 'bp10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'BP10', 'get_page_growth',
                 "format_string('QPSTGETP %d after %d (x%.1f) while QPSTGETN and QPSTSTW did not grow; QPSTRIO %d',"
                 ~ " cast(get_pages as bigint), cast(previous_get_pages as bigint), get_page_growth,"
                 ~ " cast(pages_read as bigint))",

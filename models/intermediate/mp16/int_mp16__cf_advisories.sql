@@ -258,22 +258,22 @@ cf05_levels as (
 
 per_structure as (
     {% call mp16_fired_rows('cf05_levels', 'cf_structure', 'levels.structure_name') %}
-            {{ mp16_firing(
-                'CF01', 'cf01_level', 'cf01_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF01', 'cf01_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF01', 'structure_full_count',
                 "format_string('QESTSFUL %d: the structure was full (puts failed with 2192)',"
                 ~ " cast(structure_full_count as bigint))"
             ) }},
-            {{ mp16_firing(
-                'CF02', 'cf02_level', 'cf02_level', 'structure_full_count', mp16_severity_threshold(mp16, 'CF02', 'cf02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF02', 'structure_full_count',
                 "format_string('QESTSFUL %d: the admin structure was full (CSQE038E)', cast(structure_full_count as bigint))"
             ) }},
-            {{ mp16_firing(
-                'CF03', 'cf03_level', 'cf03_level', 'redrive_pct', mp16_severity_threshold(mp16, 'CF03', 'cf03_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF03', 'redrive_pct',
                 "format_string('%.1f %% of %d CF requests were re-driven (%d redrives)', redrive_pct,"
                 ~ " cast(requests as bigint), cast(redrives as bigint))"
             ) }},
-            {{ mp16_firing(
-                'CF04', 'cf04_level', 'cf04_level', 'redrives_per_get', mp16_severity_threshold(mp16, 'CF04', 'cf04_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF04', 'redrives_per_get',
                 "format_string('%d redrives for %d MQGETs of the shared queues in the structure',"
                 ~ " cast(redrives as bigint), cast(shared_queue_gets as bigint))"
             ) }},
@@ -292,32 +292,29 @@ per_structure as (
                 ~ " (baseline %.1f us) over %d requests', multi_entry_avg_service_time_us, multi_entry_baseline_us,"
                 ~ " cast(multi_entry_requests as bigint)) end"
             ) }},
-            {{ mp16_firing(
-                'CF06', 'cf06_level', 'cf06_level', 'structure_used_pct', mp16_severity_threshold(mp16, 'CF06', 'cf06_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF06', 'structure_used_pct',
                 "format_string('%.1f %% of the structure used: %d of %d entries (QESTMNUS / ENTSMAX), %d of %s elements"
                 ~ " (QESTMLUS / ELEMMAX; limits from the site configuration)', structure_used_pct,"
                 ~ " cast(entries_in_use_max as bigint), cast(entries_max as bigint), cast(elements_in_use_max as bigint),"
                 ~ " coalesce(cast(cast(elements_max as bigint) as string), 'unknown'))"
             ) }},
-            {{ mp16_firing(
-                'CF08', 'cf08_level', 'cf08_level', 'admin_free_entries_per_qmgr',
-                mp16_severity_threshold(mp16, 'CF08', 'cf08_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF08', 'admin_free_entries_per_qmgr',
                 "format_string('%d free CSQ_ADMIN entries (ENTSMAX %d from the site configuration - QESTMNUS %d)"
                 ~ " for the %d queue managers of the QSG: %.0f each', cast(entries_max - entries_in_use_max as bigint),"
                 ~ " cast(entries_max as bigint), cast(entries_in_use_max as bigint), qsg_qmgrs,"
                 ~ " admin_free_entries_per_qmgr)"
             ) }},
-            {{ mp16_firing(
-                'CF15', 'cf15_level', 'cf15_level', 'structure_need_share',
-                mp16_severity_threshold(mp16, 'CF15', 'cf15_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF15', 'structure_need_share',
                 "format_string('peak depths of the shared queues would take %.0f MB (%.0f MB of messages x "
                 ~ mp16_threshold(mp16, 'CF15', 'overhead_factor') ~ "), %.0f %% of the structure SIZE of %.0f MB"
                 ~ " (site configuration)', structure_need_share * size_mb, peak_message_bytes / 1048576,"
                 ~ " 100 * structure_need_share, size_mb)"
             ) }},
-            {{ mp16_firing(
-                'CF16', 'cf16_level', 'cf16_level', 'batch_delete_share',
-                mp16_severity_threshold(mp16, 'CF16', 'cf16_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF16', 'batch_delete_share',
                 "format_string('%d queue managers x %d deleted messages of up to %.0f bytes in the CF (largest average"
                 ~ " message got from the shared queues) = %.1f MB awaiting batch delete, %.0f %% of the structure SIZE of"
                 ~ " %.0f MB at CFLEVEL(%d) (site configuration)', qsg_qmgrs, cast("

@@ -110,9 +110,8 @@ row_firings as (
                 ~ " || case when chin11_level <> 'info' then format_string(', %d persistent while LOG02 fires',"
                 ~ " persistent_msgs) else '' end, msgs_per_batch, msgs, batches, msgs_per_second)"
             ) }},
-            {{ mp16_firing(
-                'CHIN12', 'chin12_level', 'chin12_level', 'batch_size',
-                mp16_severity_threshold(mp16, 'CHIN12', 'chin12_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN12', 'batch_size',
                 "format_string('batch size (QCSTCBSZ) %d', batch_size)"
             ) }},
             {{ mp16_firing(
@@ -125,26 +124,22 @@ row_firings as (
                 "format_string('%.0f bytes per message (QCSTNBYT / QCSTNMSG) in batches of up to %d (QCSTCBSZ)',"
                 ~ " avg_msg_bytes, batch_size)"
             ) }},
-            {{ mp16_firing(
-                'CHIN14', 'chin14_level', 'chin14_level', 'batch_interval_ms',
-                mp16_severity_threshold(mp16, 'CHIN14', 'chin14_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN14', 'batch_interval_ms',
                 "format_string('batch interval (QCSTCBIT) %d ms', batch_interval_ms)"
             ) }},
-            {{ mp16_firing(
-                'CHIN15', 'chin15_level', 'chin15_level', 'msgs_per_batch',
-                mp16_severity_threshold(mp16, 'CHIN15', 'chin15_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN15', 'msgs_per_batch',
                 "format_string('non-persistent only, BATCHINT 0: %.2f messages per batch (QCSTNMSG %d / QCSTBATC %d)',"
                 ~ " msgs_per_batch, msgs, batches)"
             ) }},
-            {{ mp16_firing(
-                'CHIN17', 'chin17_level', 'chin17_level', 'persistent_share',
-                mp16_severity_threshold(mp16, 'CHIN17', 'chin17_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN17', 'persistent_share',
                 "format_string('%.0f %% of %d messages persistent (QCSTNPMG / QCSTNMSG) on a SVRCONN with %d shared"
                 ~ " conversations (QCSTCSCV)', 100 * persistent_share, msgs, shared_conversations_max)"
             ) }},
-            {{ mp16_firing(
-                'CHIN18', 'chin18_level', 'chin18_level', 'compression_rate_max',
-                mp16_severity_threshold(mp16, 'CHIN18', 'chin18_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN18', 'compression_rate_max',
                 "format_string('compression in use (QCSTCPRA %d) while the busiest dispatcher of the channel"
                 ~ " initiator is busy %.1f %% of the interval (CHIN04)', compression_rate_max, dispatcher_busy_pct)"
             ) }}

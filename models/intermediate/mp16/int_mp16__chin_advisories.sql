@@ -266,9 +266,8 @@ final as (
                 ~ " highest-numbered of the %d adapters (adapter %d) is busy %.1f %% of the interval: all adapters are in"
                 ~ " use', adapter_tasks, adapter_last_index, adapter_last_busy_pct) end"
             ) }},
-            {{ mp16_firing(
-                'CHIN02', 'chin02_level', 'chin02_level', 'adapter_share_pct',
-                mp16_severity_threshold(mp16, 'CHIN02', 'chin02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN02', 'adapter_share_pct',
                 "format_string('%d adapters, %.0f %% of the %.0f MP16 recommends for %d processors, with %.1f"
                 ~ " persistent channel messages a second', adapter_tasks, adapter_share_pct, recommended_adapters,"
                 ~ " processors, channel_persistent_msgs_per_second)"
@@ -287,21 +286,18 @@ final as (
                 ~ " dispatcher_channel_skew, dispatcher_channels_median, dispatcher_tasks) end",
                 comparison="case when chin03_branch = 'channels' then '>=' end"
             ) }},
-            {{ mp16_firing(
-                'CHIN04', 'chin04_level', 'chin04_level', 'dispatcher_busy_pct_max',
-                mp16_severity_threshold(mp16, 'CHIN04', 'chin04_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN04', 'dispatcher_busy_pct_max',
                 "format_string('dispatcher %d is busy %.1f %% of the interval (%.1f us CPU per request)',"
                 ~ " busiest_dispatcher_index, dispatcher_busy_pct_max, busiest_dispatcher_cpu_per_request_us)"
             ) }},
-            {{ mp16_firing(
-                'CHIN05', 'chin05_level', 'chin05_level', 'current_channels_high',
-                mp16_severity_threshold(mp16, 'CHIN05', 'chin05_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN05', 'current_channels_high',
                 "format_string('up to %d current channels on %d dispatchers (QCCTNOCC)', current_channels_high,"
                 ~ " dispatcher_tasks)"
             ) }},
-            {{ mp16_firing(
-                'CHIN06', 'chin06_level', 'chin06_level', 'ssl_busy_pct_max',
-                mp16_severity_threshold(mp16, 'CHIN06', 'chin06_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN06', 'ssl_busy_pct_max',
                 "format_string('SSL task %d is busy %.1f %% of the interval', busiest_ssl_index, ssl_busy_pct_max)"
             ) }},
             {{ mp16_firing(
@@ -331,18 +327,16 @@ final as (
                 "format_string('up to %d current channels of MAXCHL %d and %d active of ACTCHL %d', current_channels_high,"
                 ~ " max_channels, active_channels_high, max_active_channels)"
             ) }},
-            {{ mp16_firing(
-                'CHIN10', 'chin10_level', 'chin10_level', 'omvs_limit_use_pct',
-                mp16_severity_threshold(mp16, 'CHIN10', 'chin10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN10', 'omvs_limit_use_pct',
                 "format_string('%d OMVS threads of the channel initiators of system %s (MAXPROCSYS %s), %s of those of"
                 ~ " user id %s (MAXPROCUSER %s); this one: %d dispatchers, %d SSL tasks', system_omvs_threads, system_id,"
                 ~ " coalesce(cast(max_proc_sys as string), 'not declared'), coalesce(cast(user_omvs_threads as string),"
                 ~ " 'none'), coalesce(chin_user_id, 'not declared'), coalesce(cast(max_proc_user as string),"
                 ~ " 'not declared'), dispatcher_tasks, ssl_tasks)"
             ) }},
-            {{ mp16_firing(
-                'CHIN09', 'chin09_level', 'chin09_level', 'epvt_use_pct',
-                mp16_severity_threshold(mp16, 'CHIN09', 'chin09_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CHIN09', 'epvt_use_pct',
                 "format_string('%d MB of 31-bit storage in use (QCCTSTUS) of an EPVT of %.0f MB (%s)',"
                 ~ " storage_usage_31bit_mb, epvt_mb, case when is_epvt_declared then 'declared by the site'"
                 ~ " else 'MP16 planning value, none declared by the site' end)"

@@ -148,22 +148,20 @@ levels as (
 
 final as (
     {% call mp16_fired_rows('levels', 'db2_manager', 'levels.qmgr_name') %}
-            {{ mp16_firing(
-                'DB01', 'db01_level', 'db01_level', 'db2_reads_per_second',
-                mp16_severity_threshold(mp16, 'DB01', 'db01_level'),
+            {{ mp16_rule_firing(
+                mp16, 'DB01', 'db2_reads_per_second',
                 "format_string('%.1f Db2 reads per second (READCNT %d, %.2f per queue open), writes, updates and"
                 ~ " deletes %.1f %% of them; %d tasks made %d Db2 requests and only opened and closed queues',"
                 ~ " db2_reads_per_second, db2_reads, reads_per_open, 100 * definition_share, open_only_tasks,"
                 ~ " open_only_db2_requests)"
             ) }},
-            {{ mp16_firing(
-                'CF09', 'cf09_level', 'cf09_level', 'blob_requests', mp16_severity_threshold(mp16, 'CF09', 'cf09_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF09', 'blob_requests',
                 "format_string('%d Db2 BLOB requests (LMSINS %d, LMSSEL %d): shared-queue messages above 63 KB"
                 ~ " are held in Db2', cast(blob_requests as bigint), blob_inserts, blob_selects)"
             ) }},
-            {{ mp16_firing(
-                'DB02', 'db02_level', 'db02_level', 'slowest_avg_thread_us',
-                mp16_severity_threshold(mp16, 'DB02', 'db02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'DB02', 'slowest_avg_thread_us',
                 "format_string('%s requests average %.0f us of thread time (%sTCUW / %sCNT)', slowest_request_kind,"
                 ~ " slowest_avg_thread_us, slowest_request_kind, slowest_request_kind)"
             ) }},

@@ -360,15 +360,14 @@ per_queue_manager as (
                 ~ " cast(buffer_waits as bigint), consecutive_wait_intervals)",
                 "case when log01_level = 'escalation' then 'consecutive intervals' else 'interval' end"
             ) }},
-            {{ mp16_firing(
-                'LOG02', 'log02_level', 'log02_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG02', 'log02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG02', 'log_utilisation',
                 "format_string('%.1f MB/s of log = %.0f %% of %.1f MB/s (%s, %d-byte column;"
                 ~ " average persistent put %.0f bytes)', log_write_mb_per_sec, 100 * log_utilisation,"
                 ~ " reference_mb_per_sec, log_dasd_model, reference_message_bytes, avg_persistent_put_bytes)"
             ) }},
-            {{ mp16_firing(
-                'LOG03', 'log03_level', 'log03_level', 'log_records_per_checkpoint',
-                mp16_severity_threshold(mp16, 'LOG03', 'log03_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG03', 'log_records_per_checkpoint',
                 "format_string('%.0f log records per checkpoint (%s: %d records, %d checkpoint(s) in this interval)',"
                 ~ " log_records_per_checkpoint, log03_basis, cast(case log03_basis when 'since the previous checkpoint'"
                 ~ " then log_write_requests_since_checkpoint else log_write_requests end as bigint),"
@@ -385,44 +384,39 @@ per_queue_manager as (
                 ~ " offloads_per_hour, cast(archive_write_allocations as bigint), archive_copies) end",
                 comparison="case when active_log_mb is null then '>' end"
             ) }},
-            {{ mp16_firing(
-                'LOG06', 'log06_level', 'log06_level', 'reads_from_archive_log',
-                mp16_severity_threshold(mp16, 'LOG06', 'log06_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG06', 'reads_from_archive_log',
                 "format_string('QJSTRARH %d log reads from archive logs', cast(reads_from_archive_log as bigint))"
             ) }},
-            {{ mp16_firing(
-                'LOG07', 'log07_level', 'log07_level', 'copy_io_ratio', mp16_severity_threshold(mp16, 'LOG07', 'log07_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG07', 'copy_io_ratio',
                 "format_string('multi-CI log writes average %.0f us on copy 1 and %.0f us on copy 2',"
                 ~ " copy1_multi_ci_avg_io_us, copy2_multi_ci_avg_io_us)"
             ) }},
-            {{ mp16_firing(
-                'LOG08', 'log08_level', 'log08_level', 'single_ci_avg_io_us',
-                mp16_severity_threshold(mp16, 'LOG08', 'log08_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG08', 'single_ci_avg_io_us',
                 "format_string('single-CI log writes average %.0f us (copy 1) and %.0f us (copy 2)',"
                 ~ " copy1_single_ci_avg_io_us, coalesce(copy2_single_ci_avg_io_us, 0))"
             ) }},
-            {{ mp16_firing(
-                'LOG09', 'log09_level', 'log09_level', 'serial_write_share',
-                mp16_severity_threshold(mp16, 'LOG09', 'log09_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG09', 'serial_write_share',
                 "format_string('QJSTSERW %d serial writes of QJSTLOGW %d log write I/Os with dual logging',"
                 ~ " cast(serial_writes as bigint), cast(log_write_ios as bigint))"
             ) }},
-            {{ mp16_firing(
-                'LOG10', 'log10_level', 'log10_level', safe_divide('log_bytes', 'expected_log_bytes'),
-                mp16_severity_threshold(mp16, 'LOG10', 'log10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG10', safe_divide('log_bytes', 'expected_log_bytes'),
                 "format_string('%.0f MB of log written against %.0f MB MP16 expects (%d persistent puts of %.0f"
                 ~ " bytes on average, %d gets, %.1f MB for channel batches)', log_bytes / 1048576,"
                 ~ " expected_log_bytes / 1048576, cast(persistent_puts as bigint), coalesce(avg_persistent_put_bytes, 0),"
                 ~ " cast(gets as bigint), channel_batch_log_bytes / 1048576)"
             ) }},
-            {{ mp16_firing(
-                'LOG14', 'log14_level', 'log14_level', 'log_utilisation', mp16_severity_threshold(mp16, 'LOG14', 'log14_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG14', 'log_utilisation',
                 "format_string('dual logging while the log runs at %.0f %% of its reference rate (%.1f MB/s)',"
                 ~ " 100 * log_utilisation, log_write_mb_per_sec)"
             ) }},
-            {{ mp16_firing(
-                'LOG13', 'log13_level', 'log13_level', safe_divide('page_set_backup_hours', 'longest_backup_hours'),
-                mp16_severity_threshold(mp16, 'LOG13', 'log13_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG13', safe_divide('page_set_backup_hours', 'longest_backup_hours'),
                 "format_string('page sets backed up every %.1f h; at %.0f MB of log per hour a restart within %.0f"
                 ~ " minutes allows %.1f h (log read at %.0f MB/s: %s%s)', page_set_backup_hours, log_mb_per_hour,"
                 ~ " restart_target_minutes, longest_backup_hours, log_read_mb_per_sec, case when"
@@ -430,9 +424,8 @@ per_queue_manager as (
                 ~ " declares none' end, case when active_log_mb * active_log_count is not null then"
                 ~ " format_string('; %.0f MB of active logs', active_log_mb * active_log_count) else '' end)"
             ) }},
-            {{ mp16_firing(
-                'LOG15', 'log15_level', 'log15_level', 'multi_ci_write_share',
-                mp16_severity_threshold(mp16, 'LOG15', 'log15_level'),
+            {{ mp16_rule_firing(
+                mp16, 'LOG15', 'multi_ci_write_share',
                 "format_string('%d of %d log write I/Os (copy 1) wrote more than one CI (%.0f %%) on active logs the"
                 ~ " site declares not striped', cast(copy1_multi_ci_ios as bigint),"
                 ~ " cast(copy1_single_ci_ios + copy1_multi_ci_ios as bigint), 100 * multi_ci_write_share)"

@@ -120,15 +120,14 @@ levels as (
 
 final as (
     {% call mp16_fired_rows('levels', 'page_set', 'cast(levels.page_set_id as string)') %}
-            {{ mp16_firing(
-                'PS01', 'ps01_level', 'ps01_level', 'full_count', mp16_severity_threshold(mp16, 'PS01', 'ps01_level'),
+            {{ mp16_rule_firing(
+                mp16, 'PS01', 'full_count',
                 "format_string('QIS1FULL %d: the page set was full (puts failed with 2192)', cast(full_count as bigint))"
             ) }},
-            {{ mp16_firing(
-                'PS02', 'ps02_level', 'ps02_level',
+            {{ mp16_rule_firing(
+                mp16, 'PS02',
                 'greatest(case when follows_previous then expansions_in_interval else 0 end,'
                 ~ ' case when is_expanded_in_interval then 1 else 0 end)',
-                mp16_severity_threshold(mp16, 'PS02', 'ps02_level'),
                 "format_string('the page set expanded in the interval (QIS1EXPF %s; QIS1EXPN %d, %s)',"
                 ~ " case when is_expanded_in_interval then 'set' else 'not set' end,"
                 ~ " cast(expansions_since_restart as bigint), case when follows_previous then"
@@ -147,8 +146,8 @@ final as (
                 ~ " cast(total_pages as bigint), case when ps03_level = 'escalation'"
                 ~ " then ' and the page set cannot expand (EXPAND(NONE) in the site configuration)' else '' end)"
             ) }},
-            {{ mp16_firing(
-                'PS04', 'ps04_level', 'ps04_level', 'avg_read_io_us', mp16_severity_threshold(mp16, 'PS04', 'ps04_level'),
+            {{ mp16_rule_firing(
+                mp16, 'PS04', 'avg_read_io_us',
                 "format_string('%.0f us per page set read I/O over %d reads', avg_read_io_us,"
                 ~ " cast(read_io_count as bigint))"
             ) }}

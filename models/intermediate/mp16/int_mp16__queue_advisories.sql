@@ -282,50 +282,46 @@ per_queue as (
                 ~ " buffer_pool_id, page_set_id, cast(coalesce(depth_current, 0) as bigint),"
                 ~ " case when q01_level = 'escalation' then concat('; pool 0 under pressure: ', pool0_rules) else '' end)"
             ) }},
-            {{ mp16_firing(
-                'Q03', 'q03_level', 'q03_level', 'consecutive_rising_intervals',
-                mp16_severity_threshold(mp16, 'Q03', 'q03_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q03', 'consecutive_rising_intervals',
                 "format_string('depth %d after %d, %d in vs %d out; rising for %d consecutive intervals',"
                 ~ " cast(depth_current as bigint), cast(previous_depth as bigint), cast(msgs_in as bigint),"
                 ~ " cast(msgs_out as bigint), consecutive_rising_intervals)",
                 "'consecutive intervals'"
             ) }},
-            {{ mp16_firing(
-                'Q04', 'q04_level', 'q04_level', 'age_in_checkpoint_intervals',
-                mp16_severity_threshold(mp16, 'Q04', 'q04_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q04', 'age_in_checkpoint_intervals',
                 "format_string('oldest message %d s old = %.1f checkpoint intervals (%d checkpoints in %.0f s),"
                 ~ " SHORT pool %d', oldest_msg_age_seconds, age_in_checkpoint_intervals, cast(checkpoints as bigint),"
                 ~ " log_interval_seconds, buffer_pool_id)"
             ) }},
-            {{ mp16_firing(
-                'Q07', 'q07_level', 'q07_level', 'expired_msgs', mp16_severity_threshold(mp16, 'Q07', 'q07_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q07', 'expired_msgs',
                 "format_string('QQSTEXPR %d expired messages found while EXPRYINT is 0', cast(expired_msgs as bigint))"
             ) }},
-            {{ mp16_firing(
-                'Q08', 'q08_level', 'q08_level', 'get_wait_redrives_per_get',
-                mp16_severity_threshold(mp16, 'Q08', 'q08_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q08', 'get_wait_redrives_per_get',
                 "format_string('QQSTRDGW %d re-driven waiting gets for %d gets with %d input handles',"
                 ~ " cast(get_wait_redrives as bigint), cast(msgs_out as bigint), input_handles_open)"
             ) }},
-            {{ mp16_firing(
-                'Q09', 'q09_level', 'q09_level', 'depth_high', mp16_severity_threshold(mp16, 'Q09', 'q09_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q09', 'depth_high',
                 "format_string('IMS bridge queue (site configuration) reached depth %d (QQSTDPHI): its TPIPE task"
                 ~ " is not keeping up unless the IMS regions are saturated (not in SMF: check the IMS monitor)',"
                 ~ " cast(depth_high as bigint))"
             ) }},
-            {{ mp16_firing(
-                'Q10', 'q10_level', 'q10_level', 'consecutive_uncommitted_intervals',
-                mp16_severity_threshold(mp16, 'Q10', 'q10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'Q10', 'consecutive_uncommitted_intervals',
                 "format_string('uncommitted changes in %d consecutive intervals', consecutive_uncommitted_intervals)",
                 "'consecutive intervals'"
             ) }},
-            {{ mp16_firing(
-                'CF10', 'cf10_level', 'cf10_level', 'msg_size_max_bytes', mp16_severity_threshold(mp16, 'CF10', 'cf10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF10', 'msg_size_max_bytes',
                 "format_string('shared queue in structure %s with messages of up to %d bytes (QQSTMSMA)',"
                 ~ " cf_structure_name, cast(msg_size_max_bytes as bigint))"
             ) }},
-            {{ mp16_firing(
-                'CF13', 'cf13_level', 'cf13_level', 'depth_high', mp16_severity_threshold(mp16, 'CF13', 'cf13_level'),
+            {{ mp16_rule_firing(
+                mp16, 'CF13', 'depth_high',
                 "format_string('shared queue went empty (QQSTDPLO 0, QQSTDPHI %d) over %d puts and %d MQGETs while %d"
                 ~ " queue managers had it open for input', cast(depth_high as bigint), cast(msgs_in as bigint),"
                 ~ " cast(msgs_out as bigint), input_qmgrs)"

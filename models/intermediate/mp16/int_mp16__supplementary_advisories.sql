@@ -51,20 +51,17 @@ storage_levels as (
 
 storage_firings as (
     {% call mp16_fired_rows('storage_levels', 'storage_manager', 'levels.qmgr_name') %}
-            {{ mp16_firing(
-                'SUP01', 'sup01_level', 'sup01_level', 'storage_critical',
-                mp16_severity_threshold(mp16, 'SUP01', 'sup01_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP01', 'storage_critical',
                 "format_string('storage became critical %d times (QSSTCRIT; %d contractions for short on storage,"
                 ~ " QSSTCONT)', cast(storage_critical as bigint), short_on_storage_contractions)"
             ) }},
-            {{ mp16_firing(
-                'SUP02', 'sup02_level', 'sup02_level', 'storage_abends',
-                mp16_severity_threshold(mp16, 'SUP02', 'sup02_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP02', 'storage_abends',
                 "format_string('%d abends for lack of storage (QSSTABND)', cast(storage_abends as bigint))"
             ) }},
-            {{ mp16_firing(
-                'SUP03', 'sup03_level', 'sup03_level', 'failed_storage_requests',
-                mp16_severity_threshold(mp16, 'SUP03', 'sup03_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP03', 'failed_storage_requests',
                 "format_string('%d GETMAIN / FREEMAIN requests ended with a non-zero return code (QSSTRCNZ) of %d"
                 ~ " (QSSTGETM + QSSTFREM)', cast(failed_storage_requests as bigint), storage_requests)"
             ) }}
@@ -103,22 +100,19 @@ log_levels as (
 
 log_firings as (
     {% call mp16_fired_rows('log_levels', 'log', 'levels.qmgr_name') %}
-            {{ mp16_firing(
-                'SUP04', 'sup04_level', 'sup04_level', 'checkpoints_per_hour',
-                mp16_severity_threshold(mp16, 'SUP04', 'sup04_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP04', 'checkpoints_per_hour',
                 "format_string('%d checkpoints in the interval (QJSTLLCP), %.1f an hour', cast(checkpoints as bigint),"
                 ~ " checkpoints_per_hour)"
             ) }},
-            {{ mp16_firing(
-                'SUP05', 'sup05_level', 'sup05_level', 'tape_contention_per_read',
-                mp16_severity_threshold(mp16, 'SUP05', 'sup05_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP05', 'tape_contention_per_read',
                 "format_string('%d archive reads delayed by tape volume contention (QJSTTVC) over %d log reads"
                 ~ " (QJSTRBUF + QJSTRACT + QJSTRARH; %d from the archive log)', tape_contention_delays, log_reads,"
                 ~ " archive_log_reads)"
             ) }},
-            {{ mp16_firing(
-                'SUP06', 'sup06_level', 'sup06_level', 'buffers_paged_in',
-                mp16_severity_threshold(mp16, 'SUP06', 'sup06_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP06', 'buffers_paged_in',
                 "format_string('%d log output buffers paged in before they were written (QJSTBPAG)',"
                 ~ " cast(buffers_paged_in as bigint))"
             ) }}
@@ -165,9 +159,8 @@ lock_levels as (
 
 lock_firings as (
     {% call mp16_fired_rows('lock_levels', 'lock_manager', 'levels.qmgr_name') %}
-            {{ mp16_firing(
-                'SUP07', 'sup07_level', 'sup07_level', 'locks_per_call_to_baseline',
-                mp16_severity_threshold(mp16, 'SUP07', 'sup07_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP07', 'locks_per_call_to_baseline',
                 "format_string('%.2f lock requests per MQPUT / MQGET (QLSTGETL %d over QMSTPUT + QMSTGET %d) against"
                 ~ " %.2f on average before', locks_per_call, lock_requests, calls, locks_per_call_baseline)"
             ) }}
@@ -246,9 +239,8 @@ smds_levels as (
 
 smds_firings as (
     {% call mp16_fired_rows('smds_levels', 'smds', 'levels.structure_name') %}
-            {{ mp16_firing(
-                'SUP09', 'sup09_level', 'sup09_level', 'smds_buffer_waits',
-                mp16_severity_threshold(mp16, 'SUP09', 'sup09_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP09', 'smds_buffer_waits',
                 "format_string('%d waits for the SMDS buffer pool (QESDBFWP, %d us) and %d for a buffer (QESDBFWB,"
                 ~ " %d us)', pool_waits, pool_wait_time_us, buffer_waits, buffer_wait_time_us)"
             ) }}
@@ -291,9 +283,8 @@ dns_levels as (
 
 dns_firings as (
     {% call mp16_fired_rows('dns_levels', 'channel_initiator', 'levels.chin_job_name') %}
-            {{ mp16_firing(
-                'SUP10', 'sup10_level', 'sup10_level', 'longest_request_seconds',
-                mp16_severity_threshold(mp16, 'SUP10', 'sup10_level'),
+            {{ mp16_rule_firing(
+                mp16, 'SUP10', 'longest_request_seconds',
                 "format_string('the longest request of the DNS task took %.3f s (QCTLGDU), at %s UTC (QCTLGTM)',"
                 ~ " longest_request_seconds, date_format(longest_request_at, 'yyyy-MM-dd HH:mm:ss'))"
             ) }}
