@@ -25,8 +25,8 @@ from mqsmf.generate.mp16_oracle import rule_parameters
 
 CONFIG = dict(seed=23, qmgrs=4, lpars=2, queues=24, intervals=8, versions=("9.3.3", "9.4.0", "10.0.0", "9.4.3"))
 CLEAN_NAMES = dict(qmgr_prefix="QC", qsg="QSGC")
-# Class 3 accounting completeness (MP16 rules document, section 6, "Accounting completeness" and
-# "SMF 116 class 3"): three reply queues of QM01's router task with ACCTQ(OFF), busy but without WQ
+# Class 3 accounting completeness (MP16 "Queue option ACCTQ" (ch. 7, p. 187), "Accounting Trace
+# Costs" (ch. 1, p. 51)): three reply queues of QM01's router task with ACCTQ(OFF), busy but without WQ
 # blocks, where Q05 and CF12 fire; QC01 outside the class 3 sample windows in three intervals.
 ACCTQ_OFF = ("QM01:APP.INVENTORY.REQUEST", "QM01:APP.AUDIT.REQUEST", "QM01:BATCH.%%.NIGHTLY_RUN")
 CLASS3_OFF = ("QC01#2", "QC01#3", "QC01#4")

@@ -811,7 +811,7 @@ def test_log10_and_chin18_fire_where_planted(built):
 
 
 # Rules sourced from class 3 accounting (WQ, WTAS): each firing says the accounting is sampled and
-# how many of the interval's active queues it covers (MP16 rules document, section 6).
+# how many of the interval's active queues it covers (MP16 "Queue option ACCTQ" (ch. 7, p. 187)).
 CLASS_3_RULES = ("Q05", "Q11", "Q13", "CF12", "CF14", "APP01", "APP02")
 COVERAGE_NOTE = (
     r"; from sampled class 3 accounting \(SMF 116\), which covers (\d+) of (\d+) queues active in the statistics "

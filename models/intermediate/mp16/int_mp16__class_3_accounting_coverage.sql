@@ -1,7 +1,7 @@
 -- How much of a statistics interval the class 3 accounting (SMF 116) sees: the rules sourced from
 -- it (Q05, Q11, Q13, CF12, CF14, APP01, APP02) judge only the sampled windows where it ran, and in
 -- them only the queues it accounts (a queue with ACCTQ(OFF), or the queue manager's default off,
--- has no WQ block). MP16 rules document, section 6, "SMF 116 class 3" and "Accounting completeness".
+-- has no WQ block). MP16 "Accounting Trace Costs" (ch. 1, p. 51); MP16 "Queue option ACCTQ" (ch. 7, p. 187).
 -- Active queues: queues with puts or gets in the queue statistics (QQST) of the interval; accounted:
 -- of those, the ones with a WQ block in an accounting period overlapping the interval. Periods and
 -- intervals are compared on the aligned grid (var interval_alignment_seconds), so an accounting

@@ -306,11 +306,12 @@ class ScenarioConfig:
     # depth event messages for it are null events (IBM MQ 'Shared queues and queue depth events on z/OS').
     idle_shared: tuple[str, ...] = ()
     # Queues with ACCTQ(OFF) against the queue manager's default, "QMGR:QUEUE": class 3 accounting
-    # writes no WQ block for them, so the accounted tasks' records leave them out (MP16 rules
-    # document, section 6, "Accounting completeness").
+    # writes no WQ block for them, so the accounted tasks' records leave them out
+    # (MP16 "Queue option ACCTQ" (ch. 7, p. 187)).
     acctq_off: tuple[str, ...] = ()
     # Intervals of a queue manager outside the class 3 sample windows, "QMGR#K": no SMF 116
-    # subtype 1 or 2 record (MP16 suggests collecting class 3 periodically: section 6, "SMF 116 class 3").
+    # subtype 1 or 2 record (MP16 suggests collecting class 3 periodically:
+    # MP16 "Accounting Trace Costs" (ch. 1, p. 51)).
     class3_off: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
