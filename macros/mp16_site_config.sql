@@ -43,3 +43,51 @@
 {% macro mp16_sql_literal(value) -%}
     {{ 'null' if value is none else mqsmf_sql_string(value) }}
 {%- endmacro %}
+
+{#- Each subject's settings resolved from a site configuration relation (mp16_site_config): a row
+    applies to a subject where each of its `keys` ((subject column, configuration column) pairs)
+    names the subject's value or is '*'. Per setting the most specific row that sets it wins: a
+    row naming an earlier key outweighs any naming only later ones, then a var row a seed row.
+    One row per `group_by` of the subjects, with `rows_column` counting the rows that apply. -#}
+{% macro mp16_resolved_settings(subjects, group_by, config, keys, settings, rows_column) -%}
+    select
+    {%- for column in group_by %}
+        {{ subjects }}.{{ column }},
+    {%- endfor %}
+    {%- for setting in settings %}
+            max_by(matches.{{ setting }}, case when matches.{{ setting }} is not null then matches.precedence end)
+                as {{ setting }},
+    {%- endfor %}
+        count(matches.precedence) as {{ rows_column }}
+    from {{ subjects }}
+    left join (
+        select
+    {%- for column in group_by %}
+        {{ subjects }}.{{ column }},
+    {%- endfor %}
+    {%- for setting in settings %}
+        {{ config }}.{{ setting }},
+    {%- endfor %}
+    {%- for subject_column, config_column in keys %}
+                (case when {{ config }}.{{ config_column }} != '*' then {{ 2 ** (keys | length - loop.index + 1) }} else 0 end) +
+    {%- endfor %}
+            (case when {{ config }}.from_var then 1 else 0 end) as precedence
+        from {{ subjects }}
+        inner join {{ config }}
+            on
+    {%- for subject_column, config_column in keys %}
+        {{ 'and ' if not loop.first }}(
+                    {{ subjects }}.{{ subject_column }} = {{ config }}.{{ config_column }}
+                    or {{ config }}.{{ config_column }} = '*'
+                )
+    {%- endfor %}
+    ) as matches
+        on
+    {%- for column in group_by %}
+        {{ 'and ' if not loop.first }}{{ subjects }}.{{ column }} = matches.{{ column }}
+    {%- endfor %}
+    group by
+    {%- for column in group_by %}
+        {{ subjects }}.{{ column }}{{ ',' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}

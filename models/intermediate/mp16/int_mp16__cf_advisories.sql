@@ -52,38 +52,13 @@ structure_keys as (
     from cf_stats
 ),
 
-structure_matches as (
-    select
-        structure_keys.qsg_name,
-        structure_keys.structure_name,
-        {%- for setting in structure_settings %}
-        structure_config.{{ setting }},
-        {%- endfor %}
-        (case when structure_config.qsg_name != '*' then 4 else 0 end)
-        + (case when structure_config.structure_name != '*' then 2 else 0 end)
-        + (case when structure_config.from_var then 1 else 0 end) as precedence
-    from structure_keys
-    inner join structure_config
-        on
-            (structure_keys.qsg_name = structure_config.qsg_name or structure_config.qsg_name = '*')
-            and (
-                structure_keys.structure_name = structure_config.structure_name
-                or structure_config.structure_name = '*'
-            )
-),
-
 -- Each setting from the most specific row that sets it (QSG and structure named first, a var row
 -- before a seed row of the same specificity).
 structure_limits as (
-    select
-        qsg_name,
-        structure_name,
-        {%- for setting in structure_settings %}
-        max_by({{ setting }}, case when {{ setting }} is not null then precedence end) as {{ setting }},
-        {%- endfor %}
-        count(*) as configuration_rows
-    from structure_matches
-    group by qsg_name, structure_name
+    {{ mp16_resolved_settings(
+        'structure_keys', ['qsg_name', 'structure_name'], 'structure_config',
+        [('qsg_name', 'qsg_name'), ('structure_name', 'structure_name')], structure_settings, 'configuration_rows'
+    ) }}
 ),
 
 qsg_members as (

@@ -32,62 +32,21 @@ site_config as (
     ) }}
 ),
 
-matches as (
-    select
-        queue_managers.qmgr_name,
-        {%- for setting in settings %}
-            site_config.{{ setting }},
-        {%- endfor %}
-        (case when site_config.qmgr_name != '*' then 2 else 0 end)
-        + (case when site_config.from_var then 1 else 0 end) as precedence
-    from queue_managers
-    inner join site_config
-        on queue_managers.qmgr_name = site_config.qmgr_name or site_config.qmgr_name = '*'
-),
-
 chosen as (
-    select
-        queue_managers.qmgr_name,
-        {%- for setting in settings %}
-            max_by(matches.{{ setting }}, case when matches.{{ setting }} is not null then matches.precedence end)
-                as {{ setting }},
-        {%- endfor %}
-        count(matches.precedence) as configuration_rows
-    from queue_managers
-    left join matches on queue_managers.qmgr_name = matches.qmgr_name
-    group by queue_managers.qmgr_name
+    {{ mp16_resolved_settings(
+        'queue_managers', ['qmgr_name'], 'site_config', [('qmgr_name', 'qmgr_name')], settings, 'configuration_rows'
+    ) }}
 ),
 
 system_config as (
     {{ mp16_site_config('site_config_systems', 'mp16_system_config', dict(system_id='string', **system_settings)) }}
 ),
 
-system_matches as (
-    select
-        queue_managers.qmgr_name,
-        {%- for setting in system_settings %}
-            system_config.{{ setting }},
-        {%- endfor %}
-        (case when system_config.system_id != '*' then 2 else 0 end)
-        + (case when system_config.from_var then 1 else 0 end) as precedence
-    from queue_managers
-    inner join system_config
-        on queue_managers.system_id = system_config.system_id or system_config.system_id = '*'
-),
-
 system_chosen as (
-    select
-        queue_managers.qmgr_name,
-        {%- for setting in system_settings %}
-            max_by(
-                system_matches.{{ setting }},
-                case when system_matches.{{ setting }} is not null then system_matches.precedence end
-            ) as {{ setting }},
-        {%- endfor %}
-        count(system_matches.precedence) as system_configuration_rows
-    from queue_managers
-    left join system_matches on queue_managers.qmgr_name = system_matches.qmgr_name
-    group by queue_managers.qmgr_name
+    {{ mp16_resolved_settings(
+        'queue_managers', ['qmgr_name'], 'system_config', [('system_id', 'system_id')], system_settings,
+        'system_configuration_rows'
+    ) }}
 ),
 
 dasd_rates as (
