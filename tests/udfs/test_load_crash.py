@@ -9,8 +9,9 @@ an audit whose every load reads like the reference's: loads killed before their 
 a load killed while publishing was completed by the next one, which adds its own audit of the same
 file (every load is audited).
 
-Default run (under a minute on an idle 2-core machine): one load killed while publishing (after
-its commit, some tables published), then a rerun, on a small generated day. ``extended``: a load
+Default run (about a minute on an idle 2-core machine): one load killed while publishing (after
+its commit, some tables published), then a rerun, on a small generated day; and, in this process,
+a load whose staging statement of one table fails, then a load that succeeds. ``extended``: a load
 killed while staging then one killed while publishing, every other phase boundary, and kills
 after a delay.
 """
@@ -36,6 +37,7 @@ HERE = Path(__file__).resolve().parent
 PROJECT_DIR = HERE.parents[1]
 RAW = "smf_raw"
 CLEAN_RAW = "test_crash_clean"
+FAILING_RAW = "test_crash_failing"
 
 
 @pytest.fixture(scope="module")
@@ -123,6 +125,28 @@ def test_killed_while_publishing_then_rerun_equals_one_clean_load(tmp_path, day,
     killed_at_step(tmp_path, day, f"publish {RAW}.qpst")  # after the commit: some tables published
     got = finished(tmp_path, day)  # completes the killed load's publication, then loads again
     assert_one_clean_load(got, clean, committed_loads=2)
+
+
+def test_a_failing_staging_statement_commits_nothing_and_the_next_load_is_clean(spark, day, clean):
+    """One table's staging statement fails (its staging table has the wrong columns) after other
+    tables were staged: the load fails, naming that step; there is no commit row and the raw
+    tables are untouched, although other staging tables hold what they staged; the next load
+    leaves exactly what one clean load leaves."""
+    stage = load.stage_schema(FAILING_RAW)
+    load.run_steps(spark, load.ensure_tables_plan(FAILING_RAW))
+    empty = digest(spark, FAILING_RAW)
+    spark.sql(f"DROP TABLE {stage}.qpst")
+    spark.sql(f"CREATE TABLE {stage}.qpst (wrong_columns INT) USING parquet")
+    with pytest.raises(Exception) as failed:
+        load.load_files(spark, [day], raw_schema=FAILING_RAW)
+    assert f"in step 'stage {FAILING_RAW}.qpst'" in "\n".join(getattr(failed.value, "__notes__", []))
+    got = digest(spark, FAILING_RAW)
+    assert got["tables"] == empty["tables"] and got["audit_per_load"] == []
+    assert got["staged"][load.COMMIT_TABLE] == 0
+    assert got["staged"][load.QUARANTINE_TABLE] > 0  # staged, never published
+    spark.sql(f"DROP TABLE {stage}.qpst")  # the next load creates it again, right
+    load.load_files(spark, [day], raw_schema=FAILING_RAW)
+    assert_one_clean_load(digest(spark, FAILING_RAW), clean, committed_loads=1)
 
 
 @pytest.mark.extended

@@ -24,10 +24,12 @@ Crash safety (parquet only, no table format). A load never writes a raw table di
    replaces exactly the staged partitions of each raw table that the load adds rows to (a date
    where nothing is new is not rewritten), then empties the staging tables.
 
-Every load starts by publishing whatever a previous load staged and committed (a no-op when the
-staging tables are empty or there is no commit row), then empties the staging tables. A load killed
-before its commit row leaves the raw tables untouched; killed after it, the next load finishes its
-publication from the staged content. Publishing a partition twice writes the same rows, so
+Every load starts by publishing whatever a previous load staged and committed, then empties that
+load's staging tables (*recover*: it reads the commit row and the staged load dates only, so when
+there is no commit row, the common case, it costs one small query); every load ends by emptying
+every non-empty staging table. A load killed before its commit row leaves the raw tables
+untouched (what it staged is never published: see :func:`publish_plan`); killed after it, the next
+load finishes its publication from the staged content. Publishing a partition twice writes the same rows, so
 being killed half-way through a publication (even inside Spark's delete-then-rename of one
 partition) loses nothing. The audit rows of a load are published with its data: a load that died
 left no audit rows, the load that completes it has them all.
@@ -345,31 +347,51 @@ def ensure_tables_plan(raw_schema: str = RAW_SCHEMA) -> list[Step]:
     return steps
 
 
-def publish_plan(raw_schema: str, label: str = "publish") -> list[Step]:
-    """One expand step: if a load committed, publish its non-empty staging tables (of the
-    structures', those it adds rows to) and clear the commit row; in any case empty the non-empty
-    staging tables. (Only what has rows costs a statement: a load's tables are many, most of its
-    partitions few.)"""
+def publish_plan(raw_schema: str, label: str = "publish", recover: bool = False) -> list[Step]:
+    """One expand step: if a load committed, publish its staging tables (of the structures', those
+    it adds rows to) and clear the commit row, then empty the staging tables. (Only what has rows
+    costs a statement: a load's tables are many, most of its partitions few.)
+    At the end of a load (``recover=False``) every non-empty staging table is emptied, whatever
+    left it so: which ones is one scan of every staging table (parquet footers only). At the start
+    of one (``recover=True``) the question is only whether a load committed: the facts are read from
+    the commit row and the staged load dates alone (two small tables, empty in the common case), and
+    only the committed load's staging tables are emptied. What a load that died before its commit
+    left in other staging tables is never published (a structure's table is published only for the
+    dates the committed load's own staged ``smf_load_dates`` names; every load stages audit,
+    quarantine and load dates anew) and the end of the next load empties it."""
     stage = stage_schema(raw_schema)
     commit = "_commit"  # a name no raw table has
     changed = "changed "  # + table: a structure table the committed load adds rows to
-    # Which staging tables hold rows, whether a commit row exists, which tables the committed load
-    # changes: one scan of each (reading no column: parquet footers only), one aggregation.
+    staged = "staged "  # + table: a structure table the committed load staged
+    committed = f"{ident('load_id')} IN (SELECT {ident('load_id')} FROM {qualified(stage, COMMIT_TABLE)})"
     facts = [
-        *(f"SELECT {literal(t)} AS t FROM {qualified(stage, t)}" for t in raw_tables()),
         f"SELECT {literal(commit)} AS t FROM {qualified(stage, COMMIT_TABLE)}",
         f"SELECT concat({literal(changed)}, {ident('table_name')}) AS t FROM {qualified(stage, LOAD_DATES_TABLE)} "
-        f"WHERE {ident('rows_added')} > 0 AND {ident('load_id')} IN "
-        f"(SELECT {ident('load_id')} FROM {qualified(stage, COMMIT_TABLE)})",
+        f"WHERE {ident('rows_added')} > 0 AND {committed}",
     ]
+    if recover:
+        facts.append(
+            f"SELECT concat({literal(staged)}, {ident('table_name')}) AS t FROM {qualified(stage, LOAD_DATES_TABLE)} "
+            f"WHERE {committed}"
+        )
+    else:
+        # Which staging tables hold rows: one scan of each (reading no column), in the same aggregation.
+        facts = [*(f"SELECT {literal(t)} AS t FROM {qualified(stage, t)}" for t in raw_tables()), *facts]
+
+    def holds_rows(table: str) -> list[str]:
+        if not recover:
+            return [table]
+        return [staged + table] if table in structure_tables() else []  # the others: staged by every load
+
     rows = []
     for t in raw_tables():
-        needs = [t, commit, *([changed + t] if t in structure_tables() else [])]
+        needs = [*holds_rows(t), commit, *([changed + t] if t in structure_tables() else [])]
         rows.append((f"{label} {raw_schema}.{t}", publish_sql(raw_schema, t), needs))
     # The commit row goes first: from then on the staging tables are never published again.
     rows.append(("clear commit", f"TRUNCATE TABLE {qualified(stage, COMMIT_TABLE)}", [commit]))
     for t in raw_tables():
-        rows.append((f"clear stage {t}", f"TRUNCATE TABLE {qualified(stage, t)}", [t]))
+        needs = [*holds_rows(t), *([commit] if recover else [])]
+        rows.append((f"clear stage {t}", f"TRUNCATE TABLE {qualified(stage, t)}", needs))
     values = ",\n    ".join(
         f"({i}, {literal(lbl)}, {literal(sql)}, array({', '.join(literal(n) for n in needs)}))"
         for i, (lbl, sql, needs) in enumerate(rows, 1)
@@ -396,7 +418,7 @@ def load_plan(
 ) -> list[Step]:
     """Every statement of a load of ``files`` (already expanded), in order. With no files, only
     the statements that make sure the tables exist and finish a load that died after its commit."""
-    steps = ensure_tables_plan(raw_schema) + publish_plan(raw_schema, "recover")
+    steps = ensure_tables_plan(raw_schema) + publish_plan(raw_schema, "recover", recover=True)
     if not files:
         return steps
     framing = partitions.check_framing(framing)
@@ -525,8 +547,10 @@ def load_files(
     spool = str(spool_base() / f"load-{load_id}")
     plan = load_plan(files, framing, raw_schema, load_id, spool=spool, split_bytes=split_bytes)
     steps = _without_existing_tables(spark, [s for s in plan if s.label != RELEASE_LABEL])
-    step_seconds = run_steps(spark, steps, progress)
-    release_spool(spool)
+    try:
+        step_seconds = run_steps(spark, steps, progress)
+    finally:  # a load that failed never reads its spool again: the next one decodes anew
+        release_spool(spool)
     summary = summarize(spark, raw_schema, load_id) if files else LoadSummary(load_id)
     summary.seconds = time.perf_counter() - t0
     summary.step_seconds = step_seconds
@@ -556,7 +580,11 @@ def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> dict[str,
         def run(step: Step) -> None:
             bar.set_description(step.label)
             t0 = time.perf_counter()
-            rows = spark.sql(step.sql).collect()
+            try:
+                rows = spark.sql(step.sql).collect()
+            except Exception as e:
+                e.add_note(f"mqsmf load: in step {step.label!r}")
+                raise
             seconds[step.label] = seconds.get(step.label, 0.0) + time.perf_counter() - t0
             if step.label == kill_after:
                 _kill_self()
