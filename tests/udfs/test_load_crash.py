@@ -9,11 +9,14 @@ an audit whose every load reads like the reference's: loads killed before their 
 a load killed while publishing was completed by the next one, which adds its own audit of the same
 file (every load is audited).
 
-Default run (about a minute on an idle 2-core machine): one load killed while publishing (after
-its commit, some tables published), then a rerun, on a small generated day; and, in this process,
-a load whose staging statement of one table fails, then a load that succeeds. ``extended``: a load
-killed while staging then one killed while publishing, every other phase boundary, and kills
-after a delay.
+Kill points are the loader's step labels and, inside the data source's workers, the points
+``mqsmf.spark.staging`` names (``stage <schema>.<table>``: that table staged; ``move
+<schema>.<table>``: its files moved into place while publishing).
+
+Default run: one load killed while publishing (after its commit, some tables' files moved, no
+partition registered yet), then a rerun, on a small generated day; and, in this process, a load
+whose staging of one table fails, then a load that succeeds. ``extended``: a load killed while
+staging then one killed while publishing, every other phase boundary, and kills after a delay.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from mqsmf.spark import load
+from mqsmf.spark import load, staging
 
 from .warehouse_digest import digest
 
@@ -115,36 +118,39 @@ def assert_one_clean_load(got: dict, clean: dict, committed_loads: int) -> None:
         t: got["tables"][t]
         for t in (load.AUDIT_TABLE, load.LOAD_DATES_TABLE)
     }
-    assert set(got["staged"].values()) == {0}, got["staged"]
+    assert got["staged"] == [], got["staged"]  # no load folder left
     (reference,) = clean["audit_per_load"]
     assert got["audit_per_load"] == [reference] * committed_loads
     assert got["rows_added"] == clean["rows_added"]  # each row counted as added once, by one load
 
 
 def test_killed_while_publishing_then_rerun_equals_one_clean_load(tmp_path, day, clean):
-    killed_at_step(tmp_path, day, f"publish {RAW}.qpst")  # after the commit: some tables published
+    killed_at_step(tmp_path, day, f"move {RAW}.qpst")  # after the commit: some tables' files moved
     got = finished(tmp_path, day)  # completes the killed load's publication, then loads again
     assert_one_clean_load(got, clean, committed_loads=2)
 
 
-def test_a_failing_staging_statement_commits_nothing_and_the_next_load_is_clean(spark, day, clean):
-    """One table's staging statement fails (its staging table has the wrong columns) after other
-    tables were staged: the load fails, naming that step; there is no commit row and the raw
-    tables are untouched, although other staging tables hold what they staged; the next load
-    leaves exactly what one clean load leaves."""
-    stage = load.stage_schema(FAILING_RAW)
+def test_a_failing_staging_task_commits_nothing_and_the_next_load_is_clean(spark, day, clean):
+    """Staging one table fails (a file in its partition folder is not parquet) while other tables
+    stage: the load fails in its staging step, naming the file; nothing is committed and the raw
+    tables are untouched, the load's folder left behind uncommitted; once the file is gone,
+    the next load deletes that folder and leaves exactly what one clean load leaves."""
     load.run_steps(spark, load.ensure_tables_plan(FAILING_RAW))
     empty = digest(spark, FAILING_RAW)
-    spark.sql(f"DROP TABLE {stage}.qpst")
-    spark.sql(f"CREATE TABLE {stage}.qpst (wrong_columns INT) USING parquet")
+    (when,) = {r[0] for r in spark.sql(f"SELECT DISTINCT interval_date FROM {CLEAN_RAW}.qpst").collect()}
+    area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), FAILING_RAW)
+    bad = area.db / area.partition("qpst", when.isoformat()) / "part-not-parquet.parquet"
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(b"not parquet at all")
     with pytest.raises(Exception) as failed:
         load.load_files(spark, [day], raw_schema=FAILING_RAW)
-    assert f"in step 'stage {FAILING_RAW}.qpst'" in "\n".join(getattr(failed.value, "__notes__", []))
+    assert "in step 'stage'" in "\n".join(getattr(failed.value, "__notes__", []))
+    assert str(bad) in str(failed.value)
     got = digest(spark, FAILING_RAW)
     assert got["tables"] == empty["tables"] and got["audit_per_load"] == []
-    assert got["staged"][load.COMMIT_TABLE] == 0
-    assert got["staged"][load.QUARANTINE_TABLE] > 0  # staged, never published
-    spark.sql(f"DROP TABLE {stage}.qpst")  # the next load creates it again, right
+    (dead,) = got["staged"]
+    assert not (area.load_dir(dead) / staging.COMMITTED).exists()  # its staged files are never published
+    bad.unlink()
     load.load_files(spark, [day], raw_schema=FAILING_RAW)
     assert_one_clean_load(digest(spark, FAILING_RAW), clean, committed_loads=1)
 
@@ -153,7 +159,7 @@ def test_a_failing_staging_statement_commits_nothing_and_the_next_load_is_clean(
 @pytest.mark.slow
 def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_load(tmp_path, day, clean):
     killed_at_step(tmp_path, day, f"stage {RAW}.qpst")  # before the commit: nothing published
-    killed_at_step(tmp_path, day, f"publish {RAW}.qpst")  # after it: some tables published
+    killed_at_step(tmp_path, day, f"publish {RAW}.qpst")  # after it: some tables' partitions registered
     got = finished(tmp_path, day)  # completes the second load's publication, then loads again
     assert_one_clean_load(got, clean, committed_loads=2)
 
@@ -163,13 +169,16 @@ def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_
 @pytest.mark.parametrize(
     "step, committed",
     [
-        ("decode files, stage smf_load_audit", 0),
-        ("stage structures", 0),
-        (f"stage {load.LOAD_DATES_TABLE}", 0),
+        ("recover", 0),
+        ("decode files", 0),
+        (f"stage {RAW}.qqst", 0),
+        ("stage", 0),
         ("commit", 1),
+        ("publish", 1),
+        (f"move {RAW}.{load.AUDIT_TABLE}", 1),
         (f"publish {RAW}.{load.AUDIT_TABLE}", 1),
-        ("clear commit", 1),
-        ("clear stage qqst", 1),
+        (f"refresh {RAW}.qqst", 1),
+        (load.FINISH_LABEL, 1),
     ],
 )
 def test_killed_at_each_phase_then_rerun_equals_one_clean_load(tmp_path, day, clean, step, committed):

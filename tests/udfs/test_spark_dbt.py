@@ -9,7 +9,7 @@ import json
 import pytest
 
 from mqsmf import read_file
-from mqsmf.spark import load
+from mqsmf.spark import load, staging
 
 from .smf_samples import sample
 
@@ -35,8 +35,8 @@ def test_the_macro_loads_the_paths_of_the_dbt_var(spark, dbt):
     assert {r.load_id for r in audit} == {get_invocation_id()}  # dbt's invocation id names the load
     assert {(r.smf_type, r.smf_subtype): r.records_read for r in audit} == dict(report.read)
     assert not [v for v in spark.catalog.listTables() if v.isTemporary and v.name.startswith("mqsmf_load")]
-    staged = {t: spark.table(f"{load.stage_schema(raw)}.{t}").count() for t in load.raw_tables()}
-    assert set(staged.values()) == {0}, staged  # published, then the staging tables emptied
+    area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), raw)
+    assert staging.pending_loads(area) == []  # published, then the load's folder removed
 
 
 def test_without_paths_every_raw_table_exists_and_is_empty(spark, dbt):

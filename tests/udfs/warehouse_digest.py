@@ -14,11 +14,11 @@ LOAD_COLUMNS = {"load_id", "loaded_at", "load_date"}
 
 
 def digest(spark, raw_schema: str) -> dict:
-    from mqsmf.spark import load
+    from mqsmf.spark import load, staging
     from mqsmf.warehouse import AUDIT_TABLE, qualified
 
-    out: dict = {"tables": {}, "staged": {}}
-    # One query for every table, one for every staging table (each statement has a fixed cost).
+    out: dict = {"tables": {}, "staged": []}
+    # One query for every table (each statement has a fixed cost).
     per_table = []
     for table, schema in load.raw_tables().items():
         cols = [c for c in schema.names if c not in LOAD_COLUMNS]
@@ -30,12 +30,9 @@ def digest(spark, raw_schema: str) -> dict:
         )
     for r in spark.sql(" UNION ALL ".join(per_table)).collect():
         out["tables"][r["t"]] = [r["n"], r["distinct_rows"], r["total"]]
-    stage = load.stage_schema(raw_schema)
-    staged = [
-        f"SELECT '{table}' AS t, count(*) AS n FROM {qualified(stage, table)}"
-        for table in [*load.raw_tables(), load.COMMIT_TABLE]
-    ]
-    out["staged"] = {r["t"]: r["n"] for r in spark.sql(" UNION ALL ".join(staged)).collect()}
+    # Loads in progress: none once a load has ended (a killed one's folder is the next load's to clear).
+    area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), raw_schema)
+    out["staged"] = staging.pending_loads(area)
     # The audit of each load, without its id: a load that completed another's publication adds its own.
     audit = [c for c in load.raw_tables()[AUDIT_TABLE].names if c not in LOAD_COLUMNS]
     rows = spark.sql(f"SELECT load_id, {', '.join(audit)} FROM {qualified(raw_schema, AUDIT_TABLE)}").collect()

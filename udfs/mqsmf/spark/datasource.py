@@ -14,8 +14,9 @@ Options:
 - ``structure``: a structure of ``mqsmf.layouts`` (any case), or a pseudo-structure:
   ``_audit`` (records read, decoded, quarantined and skipped per file, SMF type and subtype),
   ``_quarantine`` (bad spans: file, digest, offset, length, type, subtype, reason, raw bytes),
-  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``), ``_stage_sql`` (a load's
-  staging statements, written from its spool) and ``_release`` (ends a load's spool).
+  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``); the steps of a load, which
+  act when read (``mqsmf.spark.staging``): ``_stage``, ``_commit``, ``_publish`` (yields the
+  statements that complete it), ``_finish``, and ``_release`` (ends a load's spool).
 - ``framing``: auto (default), rdw, bdw or nordw.
 - ``split_bytes``: RDW files larger than this are read as several partitions (default 64 MiB;
   0 = one partition per file).
@@ -39,9 +40,9 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
-from . import partitions
-from .load import plan_from_options, stage_plan
-from .options import LOAD_SQL, RELEASE, STAGE_SQL, ReadOptions
+from . import partitions, staging
+from .load import plan_from_options, publish_statements
+from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, ReadOptions
 from .spool import release_spool
 
 FORMAT = "mqsmf"
@@ -49,6 +50,17 @@ LOAD_SQL_SCHEMA = pa.schema(
     [("step", pa.int32()), ("label", pa.string()), ("statement", pa.string()), ("kind", pa.string())]
 )
 RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
+STAGE_SCHEMA = pa.schema([("table_name", pa.string()), ("files", pa.int32()), ("rows_added", pa.int64())])
+COMMIT_SCHEMA = pa.schema([("load_id", pa.string()), ("files", pa.int32())])
+FINISH_SCHEMA = pa.schema([("folder", pa.string()), ("removed", pa.bool_())])
+ACTING_SCHEMAS = {
+    LOAD_SQL: LOAD_SQL_SCHEMA,
+    PUBLISH: LOAD_SQL_SCHEMA,
+    STAGE: STAGE_SCHEMA,
+    COMMIT: COMMIT_SCHEMA,
+    FINISH: FINISH_SCHEMA,
+    RELEASE: RELEASE_SCHEMA,
+}
 
 
 def spark_schema(schema: pa.Schema) -> StructType:
@@ -69,16 +81,14 @@ class MqsmfDataSource(DataSource):
 
     def _target(self) -> str:
         name = self.options.get("structure")
-        if name and name.lower() in (LOAD_SQL, STAGE_SQL, RELEASE):
+        if name and name.lower() in ACTING:
             return name.lower()
         return partitions.structure_name(name)
 
     def _arrow_schema(self) -> pa.Schema:
         target = self._target()
-        if target in (LOAD_SQL, STAGE_SQL):
-            return LOAD_SQL_SCHEMA
-        if target == RELEASE:
-            return RELEASE_SCHEMA
+        if target in ACTING_SCHEMAS:
+            return ACTING_SCHEMAS[target]
         return partitions.schema_of(target, ReadOptions.from_options(self.options).with_sha256)
 
     def schema(self) -> StructType:
@@ -86,10 +96,12 @@ class MqsmfDataSource(DataSource):
 
     def reader(self, schema: StructType) -> DataSourceReader:
         target = self._target()
-        if target in (LOAD_SQL, STAGE_SQL):
-            return LoadSqlReader(self.options, target)
+        if target == LOAD_SQL:
+            return LoadSqlReader(self.options)
         if target == RELEASE:
             return ReleaseReader(self.options)
+        if target in ACTING:
+            return LoadStepReader(self.options, target)
         return StructureReader(self.options, target, self._arrow_schema())
 
 
@@ -118,27 +130,65 @@ class StructureReader(DataSourceReader):
 
 
 class LoadSqlReader(DataSourceReader):
-    """The statements of one load (``_load_sql``) or of its staging (``_stage_sql``), in order
-    (``step``), for the dbt macro to run one by one."""
+    """The statements of one load (``_load_sql``), in order (``step``), for the dbt macro to run
+    one by one."""
 
-    def __init__(self, options: Mapping[str, str], target: str = LOAD_SQL) -> None:
+    def __init__(self, options: Mapping[str, str]) -> None:
         self.options = dict(options)
-        self.target = target
 
     def partitions(self) -> list[InputPartition]:
         return [InputPartition(None)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        steps = plan_from_options(self.options) if self.target == LOAD_SQL else stage_plan(self.options)
-        yield pa.RecordBatch.from_pydict(
-            {
-                "step": list(range(1, len(steps) + 1)),
-                "label": [s.label for s in steps],
-                "statement": [s.sql for s in steps],
-                "kind": [s.kind for s in steps],
-            },
-            schema=LOAD_SQL_SCHEMA,
-        )
+        yield _statements(plan_from_options(self.options))
+
+
+def _statements(steps) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict(
+        {
+            "step": list(range(1, len(steps) + 1)),
+            "label": [s.label for s in steps],
+            "statement": [s.sql for s in steps],
+            "kind": [s.kind for s in steps],
+        },
+        schema=LOAD_SQL_SCHEMA,
+    )
+
+
+class LoadStepReader(DataSourceReader):
+    """A step of a load that acts when read (``mqsmf.spark.staging``): ``_stage`` (a partition per
+    task, run in parallel), ``_commit``, ``_publish`` (its rows: the statements that follow) and
+    ``_finish``. Options: warehouse, raw_schema, load_id, loaded_at_us, spool, folder."""
+
+    def __init__(self, options: Mapping[str, str], target: str) -> None:
+        self.options = dict(options)
+        self.target = target
+        self.area = staging.Area(self.options["warehouse"], self.options.get("raw_schema") or staging.RAW_SCHEMA)
+
+    def partitions(self) -> list[InputPartition]:
+        if self.target == STAGE:
+            tasks = staging.plan_tasks(self.area, self.options["load_id"], self.options["spool"])
+            return [InputPartition(t) for t in tasks]
+        return [InputPartition(None)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        o = self.options
+        if self.target == STAGE:
+            m = staging.stage(self.area, o["load_id"], int(o["loaded_at_us"]), o["spool"], partition.value)
+            row = {
+                "table_name": [m["table"]],
+                "files": [len(m["moves"])],
+                "rows_added": [sum(m["rows_added"].values())],
+            }
+            yield pa.RecordBatch.from_pydict(row, schema=STAGE_SCHEMA)
+        elif self.target == COMMIT:
+            files = staging.commit(self.area, o["load_id"], int(o["loaded_at_us"]))
+            yield pa.RecordBatch.from_pydict({"load_id": [o["load_id"]], "files": [files]}, schema=COMMIT_SCHEMA)
+        elif self.target == PUBLISH:
+            yield _statements(publish_statements(self.area, o.get("load_id") or None))
+        elif self.target == FINISH:
+            removed = staging.finish(self.area, o["folder"])
+            yield pa.RecordBatch.from_pydict({"folder": [o["folder"]], "removed": [removed]}, schema=FINISH_SCHEMA)
 
 
 class ReleaseReader(DataSourceReader):

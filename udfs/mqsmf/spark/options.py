@@ -16,8 +16,12 @@ from .partitions import DEFAULT_SPLIT_BYTES, check_framing
 
 # Pseudo-structures (option ``structure``) that yield statements or act, rather than rows of a dump.
 LOAD_SQL = "_load_sql"  # the statements of a load
-STAGE_SQL = "_stage_sql"  # a load's staging statements, written from its spool
+STAGE = "_stage"  # stages a load's new rows as files, from its spool (mqsmf.spark.staging)
+COMMIT = "_commit"  # commits a staged load
+PUBLISH = "_publish"  # moves a committed load's files into place; yields the statements that follow
+FINISH = "_finish"  # removes a published load's folder
 RELEASE = "_release"  # ends a load's spool
+ACTING = (LOAD_SQL, STAGE, COMMIT, PUBLISH, FINISH, RELEASE)
 
 
 def _true(value: str | None) -> bool:
