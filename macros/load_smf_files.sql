@@ -4,8 +4,8 @@
     `dbt run-operation load_smf_files` also makes sure every raw table exists when nothing is loaded.
     The statements come from the mqsmf data source (structure '_load_sql'), which writes them with
     mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
-    query whose rows are more statements (the staging statements, written once the files are
-    decoded), run in its place. -#}
+    query whose rows are more statements (those that complete a publication: registering the
+    new partitions), run in its place. -#}
 {% macro load_smf_files(only_when_paths=false) %}
     {%- set paths = var('smf_paths', []) -%}
     {%- if paths is string -%}
@@ -39,7 +39,7 @@
             {%- set result = run_query(statement) -%}
             {%- if kind == 'expand' -%}
                 {%- for label2, statement2 in result.rows -%}
-                    {%- do log('mqsmf:   ' ~ label2, info=label2.startswith('stage')) -%}
+                    {%- do log('mqsmf:   ' ~ label2, info=label2.startswith('publish')) -%}
                     {%- do run_query(statement2) -%}
                 {%- endfor -%}
             {%- endif -%}

@@ -364,31 +364,33 @@ class _TaskWatcher:
 
 
 def summarize(spark, raw_schema: str, load_id: str) -> LoadSummary:
+    """What the load read (its audit) and added (its load dates, its quarantine rows): one query."""
     lid = literal(load_id)
     audit = qualified(raw_schema, AUDIT_TABLE)
-    row = spark.sql(
-        f"SELECT count(DISTINCT source_file) AS files, sum(records_read) AS r, sum(records_decoded) AS d, "
-        f"sum(records_skipped) AS s, sum(records_quarantined) AS q FROM {audit} WHERE load_id = {lid}"
-    ).first()
-    size = spark.sql(
-        f"SELECT sum(file_size) AS b FROM (SELECT DISTINCT source_file, file_size FROM {audit} WHERE load_id = {lid})"
-    ).first()
-    added = spark.sql(
-        f"SELECT table_name, sum(rows_added) AS n FROM {qualified(raw_schema, LOAD_DATES_TABLE)} "
-        f"WHERE load_id = {lid} GROUP BY table_name"
+    counts = ("records_read", "records_decoded", "records_skipped", "records_quarantined")
+    rows = spark.sql(
+        "SELECT 'audit' AS what, count(DISTINCT source_file) AS files, "
+        + ", ".join(f"sum({c}) AS {c}" for c in counts)
+        + f", NULL AS table_name FROM {audit} WHERE load_id = {lid}\n"
+        f"UNION ALL SELECT 'bytes', NULL, sum(file_size), NULL, NULL, NULL, NULL FROM (\n"
+        f"    SELECT DISTINCT source_file, file_size FROM {audit} WHERE load_id = {lid})\n"
+        f"UNION ALL SELECT 'added', NULL, sum(rows_added), NULL, NULL, NULL, table_name "
+        f"FROM {qualified(raw_schema, LOAD_DATES_TABLE)} WHERE load_id = {lid} GROUP BY table_name\n"
+        f"UNION ALL SELECT 'quarantined', NULL, count(*), NULL, NULL, NULL, NULL "
+        f"FROM {qualified(raw_schema, QUARANTINE_TABLE)} WHERE load_id = {lid}"
     ).collect()
-    inserted = {r["table_name"]: r["n"] for r in added}
-    quarantined = spark.sql(
-        f"SELECT count(*) AS n FROM {qualified(raw_schema, QUARANTINE_TABLE)} WHERE load_id = {lid}"
-    ).first()
+    (row,) = [r for r in rows if r["what"] == "audit"]
+    (size,) = [r["records_read"] for r in rows if r["what"] == "bytes"]
+    (quarantined,) = [r["records_read"] for r in rows if r["what"] == "quarantined"]
+    inserted = {r["table_name"]: r["records_read"] for r in rows if r["what"] == "added"}
     return LoadSummary(
         load_id=load_id,
         files=row["files"] or 0,
-        bytes=size["b"] or 0,
-        records_read=row["r"] or 0,
-        records_decoded=row["d"] or 0,
-        records_skipped=row["s"] or 0,
-        records_quarantined=row["q"] or 0,
-        quarantine_rows_inserted=quarantined["n"],
+        bytes=size or 0,
+        records_read=row["records_read"] or 0,
+        records_decoded=row["records_decoded"] or 0,
+        records_skipped=row["records_skipped"] or 0,
+        records_quarantined=row["records_quarantined"] or 0,
+        quarantine_rows_inserted=quarantined or 0,
         rows_inserted={n: inserted.get(raw_table(n), 0) for n in loaded_structures()},
     )

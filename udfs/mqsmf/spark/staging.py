@@ -65,7 +65,7 @@ from ..warehouse import (
     raw_tables,
 )
 from . import partitions
-from .spool import structure_glob
+from .spool import read_table, structure_files
 
 LOADS_FOLDER = "_mqsmf_loads"
 STAGED = "staged"
@@ -159,7 +159,7 @@ def plan_tasks(area: Area, load_id: str, spool: str) -> list[str]:
     area.check()
     sizes = {}
     for name in [*sorted(layouts()), events.STRUCTURE, partitions.AUDIT, partitions.QUARANTINE]:
-        files = list(Path(spool).glob(f"part-*/rows-{name}.parquet"))
+        files = structure_files(spool, name)
         if files or name in partitions.PSEUDO:
             sizes[name] = sum(f.stat().st_size for f in files)
     tasks = sorted(sizes, key=lambda n: (-sizes[n], n))
@@ -268,7 +268,7 @@ def _with_when(table: pa.Table, structure: str) -> pa.Table:
 
 def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, structure: str) -> dict:
     table_name = raw_table(structure)
-    files = sorted(Path(spool).glob(Path(structure_glob(spool, structure)).relative_to(spool).as_posix()))
+    files = structure_files(spool, structure)
     names = partitions.schema_of(structure).names
     key = key_columns(structure)
     stored = [c for c in key if c != WHEN] + [c for c in partition_time_columns(structure) if c not in key]
@@ -276,7 +276,7 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
     read = list(dict.fromkeys([*stored, *order]))
     pieces = []
     for i, f in enumerate(files):
-        t = pq.read_table(str(f), columns=read)
+        t = read_table(f, read)
         t = t.append_column(FILE, pa.array(np.full(t.num_rows, i, dtype=np.int32)))
         pieces.append(t.append_column(ROW, pa.array(np.arange(t.num_rows, dtype=np.int64))))
     new = _with_when(pa.concat_tables(pieces), structure)
@@ -295,7 +295,7 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
         if not mine.num_rows:
             continue
         mine = mine.sort_by(ROW)
-        rows = _load_columns(pq.read_table(str(f)).take(mine.column(ROW)), load_id, loaded_at)
+        rows = _load_columns(read_table(f).take(mine.column(ROW)), load_id, loaded_at)
         day = mine.column(DAY)
         for d in pc.unique(day).to_pylist():
             staged.write(d.isoformat(), rows.filter(pc.equal(day, pa.scalar(d, pa.date32()))))
@@ -304,11 +304,11 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
 
 def _stage_audit(area: Area, load_id: str, loaded_at: datetime, spool: str) -> dict:
     """One row per file x type x subtype (a large file's byte ranges summed)."""
-    files = sorted(str(f) for f in Path(spool).glob(f"part-*/rows-{partitions.AUDIT}.parquet"))
+    files = structure_files(spool, partitions.AUDIT)
     group = ["source_file", "smf_type", "smf_subtype"]
     staged = _Staged(area, load_id, AUDIT_TABLE)
     if files:
-        rows = pa.concat_tables([pq.read_table(f) for f in files])
+        rows = pa.concat_tables([read_table(f) for f in files])
         how = {f.name: "sum" if f.name.startswith("records_") else "max" for f in AUDIT_SCHEMA if f.name not in group}
         summed = rows.group_by(group, use_threads=False).aggregate(list(how.items()))
         summed = summed.rename_columns(
@@ -323,9 +323,9 @@ def _stage_audit(area: Area, load_id: str, loaded_at: datetime, spool: str) -> d
 
 def _stage_quarantine(area: Area, load_id: str, loaded_at: datetime, spool: str) -> dict:
     """The load's bad spans that no load recorded before (key: file digest, offset, length)."""
-    files = sorted(str(f) for f in Path(spool).glob(f"part-*/rows-{partitions.QUARANTINE}.parquet"))
+    files = structure_files(spool, partitions.QUARANTINE)
     staged = _Staged(area, load_id, QUARANTINE_TABLE)
-    rows = pa.concat_tables([pq.read_table(f) for f in files]) if files else None
+    rows = pa.concat_tables([read_table(f) for f in files]) if files else None
     if rows is not None and rows.num_rows:
         key = ["source_sha256", "offset", "length"]
         rows = rows.sort_by([("source_file", "ascending")])
