@@ -281,8 +281,9 @@ def _without_existing_tables(spark, steps: list[Step]) -> list[Step]:
     metastore round trip; a daily load finds them all)."""
     existing = set()
     for schema in {s.label.split(" ", 1)[1].split(".")[0] for s in steps if s.label.startswith("table ")}:
-        if spark.catalog.databaseExists(schema):
-            existing |= {f"table {schema}.{t.name}" for t in spark.catalog.listTables(schema) if not t.isTemporary}
+        if spark.catalog.databaseExists(schema):  # SHOW TABLES: names only (listTables reads each table)
+            rows = spark.sql(f"SHOW TABLES IN {ident(schema)}").collect()
+            existing |= {f"table {schema}.{r.tableName}" for r in rows if not r.isTemporary}
     return [s for s in steps if s.label not in existing]
 
 

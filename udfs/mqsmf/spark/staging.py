@@ -37,10 +37,12 @@ import json
 import os
 import shutil
 import signal
+import threading
 import uuid
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +76,7 @@ COMMITTED = "COMMITTED"
 # Test hook (as in mqsmf.spark.load): SIGKILL the whole load (driver, JVM, workers) right after the
 # point this names, e.g. "move smf_raw.qpst" (that table's files moved while publishing).
 KILL_AFTER_ENV = "MQSMF_TEST_KILL_AFTER_STEP"
+WRITERS = min(4, os.cpu_count() or 1)  # threads writing a large table's files
 ORDER = ("source_file", "record_offset", "entry_index")  # a load keeps the first row of a key
 RANK, FILE, ROW, DAY, WHEN = "_mqsmf_rank", "_mqsmf_file", "_mqsmf_row", "_mqsmf_day", "_mqsmf_when"
 
@@ -188,40 +191,42 @@ def stage(area: Area, load_id: str, loaded_at_us: int, spool: str, task: str) ->
 
 
 class _Staged:
-    """The files a task writes (one per partition), each written whole before it is named."""
+    """The files a task writes: per partition, one per piece (a spool file's rows, written by a
+    thread of their own), each written whole under a temporary name, then named."""
 
     def __init__(self, area: Area, load_id: str, table: str) -> None:
         self.area, self.load_id, self.table = area, load_id, table
         self.schema = raw_tables()[table].remove(len(raw_tables()[table]) - 1)  # files lack the partition column
-        self.writers: dict[str, tuple[pq.ParquetWriter, Path, Path]] = {}
+        self.strings = [f.name for f in self.schema if pa.types.is_string(f.type)]  # dictionary-encoded
+        self.files: list[tuple[str, Path]] = []
+        self.lock = threading.Lock()
 
-    def write(self, value: str, table: pa.Table) -> None:
-        if value not in self.writers:
-            final = self.area.load_dir(self.load_id) / STAGED / self.area.partition(self.table, value)
-            final = final / f"part-{self.load_id}.parquet"
-            final.parent.mkdir(parents=True, exist_ok=True)
-            tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}")
-            self.writers[value] = (pq.ParquetWriter(str(tmp), self.schema), tmp, final)
-        self.writers[value][0].write_table(table.select(self.schema.names).cast(self.schema))
+    def write(self, value: str, table: pa.Table, piece: int = 0) -> None:
+        final = self.area.load_dir(self.load_id) / STAGED / self.area.partition(self.table, value)
+        final = final / f"part-{self.load_id}-{piece:05d}.parquet"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.with_name(f".{final.name}.{uuid.uuid4().hex}")
+        table = table.select(self.schema.names).cast(self.schema)
+        pq.write_table(table, str(tmp), use_dictionary=self.strings)
+        os.replace(tmp, final)
+        with self.lock:
+            self.files.append((value, final))
 
     def manifest(self, rows_added: dict[str, int] | None = None) -> dict:
-        moves = []
-        for value, (writer, tmp, final) in sorted(self.writers.items()):
-            writer.close()
-            os.replace(tmp, final)
-            moves.append(
-                [
-                    str(final.relative_to(self.area.load_dir(self.load_id))),
-                    str(self.area.partition(self.table, value) / final.name),
-                ]
-            )
+        moves = [
+            [
+                str(final.relative_to(self.area.load_dir(self.load_id))),
+                str(self.area.partition(self.table, value) / final.name),
+            ]
+            for value, final in sorted(self.files)
+        ]
         return {"table": self.table, "moves": moves, "rows_added": rows_added or {}}
 
 
 def _load_columns(table: pa.Table, load_id: str, loaded_at: datetime) -> pa.Table:
     n = table.num_rows
-    table = table.append_column("load_id", pa.array([load_id] * n, pa.string()))
-    return table.append_column("loaded_at", pa.array([loaded_at] * n, pa.timestamp("us", tz="UTC")))
+    table = table.append_column("load_id", pa.repeat(pa.scalar(load_id, pa.string()), n))
+    return table.append_column("loaded_at", pa.repeat(pa.scalar(loaded_at, pa.timestamp("us", tz="UTC")), n))
 
 
 def _new_first(new: pa.Table, existing: pa.Table, key: list[str]) -> np.ndarray:
@@ -286,20 +291,35 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
     existing = _keys_of_files(existing_files, stored)
     existing = _with_when(existing, structure) if existing is not None else new.slice(0, 0)
     keep = new.take(_new_first(new, existing, key))
+    file_of, row_of = keep.column(FILE).to_numpy(), keep.column(ROW).to_numpy()
+    day_of = keep.column(DAY).cast(pa.int32()).fill_null(-1).to_numpy()  # days since 1970-01-01
     rows_added = {d.isoformat(): 0 for d in days}
-    for d, n in zip(*np.unique(keep.column(DAY).to_numpy(zero_copy_only=False), return_counts=True), strict=True):
-        rows_added[d.astype("datetime64[D]").item().isoformat()] = int(n)
+    for d, n in zip(*np.unique(day_of, return_counts=True), strict=True):
+        rows_added[_iso_day(d)] = int(n)
+    by_file = np.lexsort((row_of, file_of))
+    file_of, row_of, day_of = file_of[by_file], row_of[by_file], day_of[by_file]
+    bounds = np.searchsorted(file_of, np.arange(len(files) + 1))
     staged = _Staged(area, load_id, table_name)
-    for i, f in enumerate(files):  # one spool file in memory at a time
-        mine = keep.filter(pc.equal(keep.column(FILE), i))
-        if not mine.num_rows:
-            continue
-        mine = mine.sort_by(ROW)
-        rows = _load_columns(read_table(f).take(mine.column(ROW)), load_id, loaded_at)
-        day = mine.column(DAY)
-        for d in pc.unique(day).to_pylist():
-            staged.write(d.isoformat(), rows.filter(pc.equal(day, pa.scalar(d, pa.date32()))))
+
+    def write(i: int) -> None:  # a spool file's new rows, per partition
+        rows, row_days = row_of[bounds[i] : bounds[i + 1]], day_of[bounds[i] : bounds[i + 1]]
+        if not len(rows):
+            return
+        table = read_table(files[i])
+        if len(rows) < table.num_rows:  # else every row, in order
+            table = table.take(pa.array(rows))
+        table = _load_columns(table, load_id, loaded_at)
+        for d in np.unique(row_days):
+            part = table if len(np.unique(row_days)) == 1 else table.filter(pa.array(row_days == d))
+            staged.write(_iso_day(d), part, i)
+
+    with ThreadPoolExecutor(max_workers=WRITERS) as pool:  # Arrow releases the GIL: the cores write
+        list(pool.map(write, range(len(files))))
     return staged.manifest(rows_added)
+
+
+def _iso_day(days_since_epoch) -> str:
+    return (date(1970, 1, 1) + timedelta(days=int(days_since_epoch))).isoformat()
 
 
 def _stage_audit(area: Area, load_id: str, loaded_at: datetime, spool: str) -> dict:
