@@ -177,7 +177,7 @@ def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_
         ("publish", 1),
         (f"move {RAW}.{load.AUDIT_TABLE}", 1),
         (f"publish {RAW}.{load.AUDIT_TABLE}", 1),
-        (f"refresh {RAW}.qqst", 1),
+        (f"publish {RAW}.qqst", 1),
         (load.FINISH_LABEL, 1),
     ],
 )

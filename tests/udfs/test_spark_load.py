@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -73,6 +74,15 @@ def loads(spark, files):
     audit = spark.table(f"{RAW}.smf_load_audit")
     (second,) = {r.load_id for r in audit.select("load_id").collect()} - {first.load_id}
     return first, load.summarize(spark, RAW, second), out.getvalue()
+
+
+def test_a_loads_own_counts_are_what_its_published_tables_hold(spark, loads):
+    """The summary load_files returns comes from the commit's counts (staging's manifests); asked
+    of the published tables with SQL it must be the same."""
+    first, _, _ = loads
+    asked = load.summarize(spark, RAW, first.load_id)
+    assert replace(first, seconds=0.0, step_seconds={}) == replace(asked, seconds=0.0, step_seconds={})
+    assert first.records_quarantined > 0 and sum(first.rows_inserted.values()) > 0
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ record batches, exactly the batches ``mqsmf.read_file`` produces.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
@@ -51,7 +52,7 @@ LOAD_SQL_SCHEMA = pa.schema(
 )
 RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
 STAGE_SCHEMA = pa.schema([("table_name", pa.string()), ("files", pa.int32()), ("rows_added", pa.int64())])
-COMMIT_SCHEMA = pa.schema([("load_id", pa.string()), ("files", pa.int32())])
+COMMIT_SCHEMA = pa.schema([("load_id", pa.string()), ("files", pa.int32()), ("summary", pa.string())])
 FINISH_SCHEMA = pa.schema([("folder", pa.string()), ("removed", pa.bool_())])
 ACTING_SCHEMAS = {
     LOAD_SQL: LOAD_SQL_SCHEMA,
@@ -182,8 +183,9 @@ class LoadStepReader(DataSourceReader):
             }
             yield pa.RecordBatch.from_pydict(row, schema=STAGE_SCHEMA)
         elif self.target == COMMIT:
-            files = staging.commit(self.area, o["load_id"], int(o["loaded_at_us"]))
-            yield pa.RecordBatch.from_pydict({"load_id": [o["load_id"]], "files": [files]}, schema=COMMIT_SCHEMA)
+            summary = staging.commit(self.area, o["load_id"], int(o["loaded_at_us"]))
+            row = {"load_id": [o["load_id"]], "files": [summary["staged_files"]], "summary": [json.dumps(summary)]}
+            yield pa.RecordBatch.from_pydict(row, schema=COMMIT_SCHEMA)
         elif self.target == PUBLISH:
             yield _statements(publish_statements(self.area, o.get("load_id") or None))
         elif self.target == FINISH:

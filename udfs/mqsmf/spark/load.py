@@ -22,7 +22,7 @@ The steps (parquet only, no table format; the file work is ``mqsmf.spark.staging
 4. *commit*: once every task finished, the load's ``smf_load_dates`` rows are staged too and the
    commit marker written;
 5. *publish*: the staged files are moved into their partition folders, the partitions registered
-   (``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``) and the tables refreshed; the load's folder
+   (``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``, which also refreshes the table); the load's folder
    is removed.
 
 A load killed before its commit leaves the raw tables untouched; killed after it, the next load
@@ -45,13 +45,14 @@ SparkSession; the dbt on-run-start macro ``load_smf_files`` reads the very same 
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
 from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the loader's callers know it)
@@ -86,6 +87,10 @@ KILL_AFTER_ENV = staging.KILL_AFTER_ENV
 SQL, EXPAND = "sql", "expand"
 RELEASE_LABEL = "release spool"
 FINISH_LABEL = "finish load"
+COMMIT_LABEL = "commit"
+# LoadSummary's counts that the commit returns (staging's manifests), besides rows_inserted.
+COUNTED = ("files", "bytes", "records_read", "records_decoded", "records_skipped", "records_quarantined")
+COUNTED += ("quarantine_rows_inserted",)
 # Spark SQL replaces this with the session's warehouse folder in every statement that carries it:
 # the data source's workers learn where the raw tables' files are without a catalog of their own.
 WAREHOUSE_SQL = "${spark.sql.warehouse.dir}"
@@ -150,7 +155,7 @@ def ensure_tables_plan(raw_schema: str = RAW_SCHEMA) -> list[Step]:
 
 def publish_plan(raw_schema: str, label: str = "publish", load_id: str | None = None) -> list[Step]:
     """One expand step: move the staged files of ``load_id`` (or, recovering, of every committed
-    load left behind) into their partitions; its rows register the partitions, refresh the tables
+    load left behind) into their partitions; its rows register the partitions (which refreshes the tables)
     and remove the load folders (``staging.publish``, :func:`publish_statements`)."""
     options = {"raw_schema": raw_schema, "warehouse": WAREHOUSE_SQL, **({"load_id": load_id} if load_id else {})}
     return _file_steps(label, PUBLISH, options, "SELECT label, statement FROM {view}", EXPAND)
@@ -194,7 +199,7 @@ def load_plan(
     steps += _file_steps("decode files", partitions.AUDIT, options, "SELECT count(*) FROM {view}")
     load = {"raw_schema": raw_schema, "warehouse": WAREHOUSE_SQL, "load_id": load_id, "loaded_at_us": str(at_us)}
     steps += _file_steps("stage", STAGE, {**load, "spool": spool_dir}, "SELECT * FROM {view}")
-    steps += _file_steps("commit", COMMIT, load, "SELECT * FROM {view}")
+    steps += _file_steps(COMMIT_LABEL, COMMIT, load, "SELECT * FROM {view}")
     steps += publish_plan(raw_schema, "publish", load_id)
     if release:
         steps += _file_steps(RELEASE_LABEL, RELEASE, {"spool": spool_dir}, "SELECT * FROM {view}")
@@ -266,11 +271,20 @@ def load_files(
     spool = str(spool_base() / f"load-{load_id}")
     plan = load_plan(files, framing, raw_schema, load_id, spool=spool, split_bytes=split_bytes, release=False)
     steps = _without_existing_tables(spark, plan)
+    results: dict[str, list] = {}
     try:
-        step_seconds = run_steps(spark, steps, progress)
+        step_seconds = run_steps(spark, steps, progress, results)
     finally:  # a load that failed never reads its spool again: the next one decodes anew
         release_spool(spool)
-    summary = summarize(spark, raw_schema, load_id) if files else LoadSummary(load_id)
+    summary = LoadSummary(load_id)
+    if files:  # what the commit counted (summarize() asks the tables the same)
+        counted = json.loads(results[COMMIT_LABEL][0]["summary"])
+        inserted = counted.pop("rows_inserted")
+        summary = LoadSummary(
+            load_id,
+            **{f.name: counted.get(f.name, 0) for f in fields(LoadSummary) if f.name in COUNTED},
+            rows_inserted={n: inserted.get(raw_table(n), 0) for n in loaded_structures()},
+        )
     summary.seconds = time.perf_counter() - t0
     summary.step_seconds = step_seconds
     return summary
@@ -287,9 +301,11 @@ def _without_existing_tables(spark, steps: list[Step]) -> list[Step]:
     return [s for s in steps if s.label not in existing]
 
 
-def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> dict[str, float]:
+def run_steps(
+    spark, steps: Sequence[Step], progress: bool = False, results: dict[str, list] | None = None
+) -> dict[str, float]:
     """Run a plan in order (an expand step's statements in its place); returns the seconds each
-    step label took (summed over equal labels)."""
+    step label took (summed over equal labels); ``results`` gets the rows of each step by label."""
     from tqdm import tqdm
 
     kill_after = os.environ.get(KILL_AFTER_ENV)
@@ -306,6 +322,8 @@ def run_steps(spark, steps: Sequence[Step], progress: bool = False) -> dict[str,
                 e.add_note(f"mqsmf load: in step {step.label!r}")
                 raise
             seconds[step.label] = seconds.get(step.label, 0.0) + time.perf_counter() - t0
+            if results is not None:
+                results[step.label] = rows
             if step.label == kill_after:
                 _kill_self()
             if step.kind == EXPAND:

@@ -1,7 +1,7 @@
 """The file side of a load: staging the new rows as parquet files, the commit, and publishing them
 by moving the files into the raw tables' partition folders. No Spark here: the data source runs
 these in its Python workers (``_stage``, ``_commit``, ``_publish``, ``_finish``), and the load's
-SQL (``mqsmf.spark.load``) registers the partitions and refreshes Spark's view of the tables.
+SQL (``mqsmf.spark.load``) registers the partitions (which refreshes Spark's view of the tables).
 
 Where things are (one file system, so a move is an atomic rename)::
 
@@ -25,7 +25,7 @@ keys of one table plus one spool file at a time.
 Crash safety. Nothing outside the load's folder changes before ``COMMITTED`` exists, and it is
 written (atomically) only once every task's manifest is there. Publishing moves each staged file
 to its partition folder (a file already moved is not there to move again), then the SQL adds the
-partitions to the metastore (``ADD IF NOT EXISTS``) and refreshes the tables; the load's folder is
+partitions to the metastore (``ADD IF NOT EXISTS``, which refreshes the table); the load's folder is
 removed last, its commit marker first. Every load starts by publishing (again) every committed
 load folder it finds, and deleting every other one (a load that died before its commit: one load
 runs at a time). A load killed anywhere, then run again, leaves the rows of one clean load.
@@ -212,7 +212,7 @@ class _Staged:
         with self.lock:
             self.files.append((value, final))
 
-    def manifest(self, rows_added: dict[str, int] | None = None) -> dict:
+    def manifest(self, rows_added: dict[str, int] | None = None, totals: dict[str, int] | None = None) -> dict:
         moves = [
             [
                 str(final.relative_to(self.area.load_dir(self.load_id))),
@@ -220,7 +220,7 @@ class _Staged:
             ]
             for value, final in sorted(self.files)
         ]
-        return {"table": self.table, "moves": moves, "rows_added": rows_added or {}}
+        return {"table": self.table, "moves": moves, "rows_added": rows_added or {}, "totals": totals or {}}
 
 
 def _load_columns(table: pa.Table, load_id: str, loaded_at: datetime) -> pa.Table:
@@ -338,6 +338,10 @@ def _stage_audit(area: Area, load_id: str, loaded_at: datetime, spool: str) -> d
             loaded_at.date().isoformat(),
             _load_columns(summed.select(AUDIT_SCHEMA.names).cast(AUDIT_SCHEMA), load_id, loaded_at),
         )
+        sizes = dict(zip(summed.column("source_file").to_pylist(), summed.column("file_size").to_pylist(), strict=True))
+        totals = {"files": len(sizes), "bytes": sum(v or 0 for v in sizes.values())}
+        totals |= {c: pc.sum(summed.column(c)).as_py() or 0 for c in how if c.startswith("records_")}
+        return staged.manifest(totals=totals)
     return staged.manifest()
 
 
@@ -359,6 +363,7 @@ def _stage_quarantine(area: Area, load_id: str, loaded_at: datetime, spool: str)
         keep = rows.take(_new_first(rows, existing if existing is not None else rows.slice(0, 0), key))
         if keep.num_rows:
             staged.write(loaded_at.date().isoformat(), _load_columns(keep, load_id, loaded_at))
+        return staged.manifest(totals={"quarantine_rows_inserted": keep.num_rows})
     return staged.manifest()
 
 
@@ -371,9 +376,10 @@ def _manifests(folder: Path) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(folder.glob("manifest-*.json"))]
 
 
-def commit(area: Area, load_id: str, loaded_at_us: int) -> int:
+def commit(area: Area, load_id: str, loaded_at_us: int) -> dict:
     """Stage the load's ``smf_load_dates`` rows (table x date of its rows, with the rows it adds),
-    then write the commit marker; only if every planned task finished. Returns the files staged."""
+    then write the commit marker; only if every planned task finished. Returns what the load
+    read and adds: the files staged, its audit's totals, quarantine rows and rows per table."""
     folder = area.load_dir(load_id)
     tasks = json.loads((folder / TASKS).read_text())
     manifests = {m["table"]: m for m in _manifests(folder)}
@@ -394,14 +400,18 @@ def commit(area: Area, load_id: str, loaded_at_us: int) -> int:
         staged.write(loaded_at.date().isoformat(), _load_columns(rows, load_id, loaded_at))
     _write_json(folder / f"manifest-{LOAD_DATES_TABLE}.json", staged.manifest())
     _write_json(folder / COMMITTED, {"load_id": load_id})
-    return sum(len(m["moves"]) for m in _manifests(folder))
+    summary = {"staged_files": sum(len(m["moves"]) for m in _manifests(folder))}
+    for m in manifests.values():
+        summary |= m.get("totals", {})
+    summary["rows_inserted"] = {t: sum(m["rows_added"].values()) for t, m in manifests.items() if m["rows_added"]}
+    return summary
 
 
 def publish(area: Area, load_id: str | None = None) -> list[tuple[str, str]]:
     """Move the staged files of committed loads into their partitions: of ``load_id`` (which must
     have committed), or (recovering, ``load_id`` None) of every committed load folder, deleting
     the others (loads that died before their commit). Returns the (label, statement) pairs that
-    complete the publication: register the partitions, refresh the tables, remove the folders."""
+    complete the publication: register the partitions (refreshing the tables), remove the folders."""
     if not area.loads.is_dir():
         return []
     folders = [area.load_dir(load_id)] if load_id else sorted(p for p in area.loads.iterdir() if p.is_dir())
@@ -429,8 +439,8 @@ def publish(area: Area, load_id: str | None = None) -> list[tuple[str, str]]:
                 f"PARTITION ({column} = {literal(v)}) LOCATION {literal(str(area.db / area.partition(table, v)))}"
                 for v in values
             )
+            # Also for partitions that exist: the command refreshes Spark's cached listing of the table.
             out.append((f"publish {area.raw_schema}.{table}", f"ALTER TABLE {name} ADD IF NOT EXISTS {specs}"))
-            out.append((f"refresh {area.raw_schema}.{table}", f"REFRESH TABLE {name}"))
         out.append((f"finish load {folder.name}", str(folder)))
     return out
 
