@@ -15,7 +15,7 @@ what to compare when the machine is shared. Three parts (``--part``, default all
 - ``memory``: peak RSS of a whole ``mqsmf load`` process tree (Python, Spark JVM, Python workers),
   in a fresh warehouse, for 1, 2, ... N copies of the day (distinct dates).
 
-Usage (the full figures; about 15-25 minutes on a quiet 2-core machine):
+Usage (the full figures; about 45 minutes on a quiet 2-core machine):
 
     python bench/bench_ops.py --part all --preset large-day --memory-days 4
 

@@ -17,7 +17,7 @@ The steps (parquet only, no table format; the file work is ``mqsmf.spark.staging
 1. *recover*: publish what a load killed after its commit left, delete what one killed before it
    left (nothing to do, the common case, costs one small read);
 2. *decode*: the files are decoded once, in parallel, into the load's spool (``spool.py``);
-3. *stage*: a task per table, in parallel, writes the load's new rows as one parquet file per
+3. *stage*: a task per table, in parallel, writes the load's new rows as parquet files per
    partition in the load's folder (never in a table's);
 4. *commit*: once every task finished, the load's ``smf_load_dates`` rows are staged too and the
    commit marker written;
@@ -30,7 +30,7 @@ completes its publication (a file already moved is not moved again; registering 
 The audit rows of a load are published with its data: a load that died before its commit left no
 audit rows, the load that completes it has them all.
 
-Speed. A load adds one file per partition it adds rows to and rewrites nothing; it runs a few
+Speed. A load adds files to the partitions it adds rows to and rewrites nothing; it runs a few
 statements per table it touches, none per file or per row; decoding and staging run in Spark's
 Python workers, vectorised (Arrow).
 

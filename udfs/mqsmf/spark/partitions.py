@@ -353,7 +353,7 @@ def _spooled(part: FilePart, structure: str, spool: str) -> Iterator[pa.RecordBa
     """The structure's batches of a partition from the load's spool, decoding the partition into
     it (with every structure, its counts and quarantine) the first time. Structure rows are stored
     with their file's digest as last column (``schema_of(structure, with_sha256=True)``), the
-    schema of the spool's parquet views (``load.spool_view_sql``)."""
+    schema staging reads (``staging.py``)."""
     entry = spool_store.entry(spool, part.key)
     if not entry.exists():
         report = FileReport(part.path)

@@ -8,15 +8,15 @@ Where things are (one file system, so a move is an atomic rename)::
     <db>/<table>/<column>=<value>/part-*.parquet       a raw table's partitions (Spark's own places)
     <db>/_mqsmf_loads/<load id>/                       a load in progress ('_': Spark never lists it)
         tasks.json                                      the staging tasks the load planned
-        staged/<table>/<column>=<value>/part-<load id>.parquet
+        staged/<table>/<column>=<value>/part-<load id>-<piece>.parquet
         manifest-<table>.json                           a finished task: its files and rows added
         COMMITTED                                       the commit
 
 ``<db>`` is ``<spark.sql.warehouse.dir>/<raw schema>.db``, where Spark puts a schema created without
 a location (the loader creates its schemas so). The warehouse must be a local (or mounted) folder.
 
-A load adds files and never rewrites one: every partition it adds rows to gets one new file,
-holding only rows whose natural key the partition (and the load itself) does not already have.
+A load adds files and never rewrites one: every partition it adds rows to gets new files (one
+per spool file, written in parallel), holding only rows whose natural key the partition (and the load itself) does not already have.
 Staging reads the new rows' keys from the spool and the keys already in the partitions of the
 load's dates (of quarantine: in the whole table), keeps the first row of each new key (by file,
 offset and entry), and writes those rows, with the load's columns, per partition. Memory is the
