@@ -119,11 +119,6 @@ def partition_time_columns(structure: str) -> tuple[str, ...]:
     return ("put_at",) if structure == events.STRUCTURE else ("interval_start", "record_stck")
 
 
-def partition_date_sql(structure: str, alias: str) -> str:
-    cols = [f"{alias}.{ident(c)}" for c in partition_time_columns(structure)]
-    return f"to_date({cols[0] if len(cols) == 1 else 'coalesce(' + ', '.join(cols) + ')'})"
-
-
 def raw_tables() -> dict[str, pa.Schema]:
     """Every raw table and its columns, in order (partition column last): the structures, then
     audit, quarantine and load dates."""

@@ -41,6 +41,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
+from ..warehouse import RAW_SCHEMA
 from . import partitions, staging
 from .load import plan_from_options, publish_statements
 from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, ReadOptions
@@ -164,7 +165,7 @@ class LoadStepReader(DataSourceReader):
     def __init__(self, options: Mapping[str, str], target: str) -> None:
         self.options = dict(options)
         self.target = target
-        self.area = staging.Area(self.options["warehouse"], self.options.get("raw_schema") or staging.RAW_SCHEMA)
+        self.area = staging.Area(self.options["warehouse"], self.options.get("raw_schema") or RAW_SCHEMA)
 
     def partitions(self) -> list[InputPartition]:
         if self.target == STAGE:

@@ -68,7 +68,6 @@ from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the load
     ident,
     literal,
     loaded_structures,
-    partition_date_sql,
     partition_time_columns,
     qualified,
     raw_table,

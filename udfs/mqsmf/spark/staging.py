@@ -57,7 +57,6 @@ from ..warehouse import (
     AUDIT_TABLE,
     LOAD_DATES_TABLE,
     QUARANTINE_TABLE,
-    RAW_SCHEMA,  # noqa: F401  (the data source's default raw schema)
     ident,
     literal,
     partition_column,
@@ -196,7 +195,8 @@ class _Staged:
 
     def __init__(self, area: Area, load_id: str, table: str) -> None:
         self.area, self.load_id, self.table = area, load_id, table
-        self.schema = raw_tables()[table].remove(len(raw_tables()[table]) - 1)  # files lack the partition column
+        schema = raw_tables()[table]
+        self.schema = schema.remove(len(schema) - 1)  # files lack the partition column
         self.strings = [f.name for f in self.schema if pa.types.is_string(f.type)]  # dictionary-encoded
         self.files: list[tuple[str, Path]] = []
         self.lock = threading.Lock()
@@ -309,8 +309,9 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
         if len(rows) < table.num_rows:  # else every row, in order
             table = table.take(pa.array(rows))
         table = _load_columns(table, load_id, loaded_at)
-        for d in np.unique(row_days):
-            part = table if len(np.unique(row_days)) == 1 else table.filter(pa.array(row_days == d))
+        days_here = np.unique(row_days)
+        for d in days_here:
+            part = table if len(days_here) == 1 else table.filter(pa.array(row_days == d))
             staged.write(_iso_day(d), part, i)
 
     with ThreadPoolExecutor(max_workers=WRITERS) as pool:  # Arrow releases the GIL: the cores write
