@@ -174,9 +174,11 @@
 {#- The advisory rows of a relation's candidate firings (the caller's comma-separated mp16_firing
     calls): each row's firings exploded, with the object and interval every int_mp16__* model
     returns. `object_name` is a SQL expression over the relation, aliased `levels`;
-    `interval_start_at` / `interval_end_at` name its columns that bound the judged interval. -#}
+    `interval_start_at` / `interval_end_at` name its columns that bound the judged interval;
+    `date_column`, when given, is passed on (the partition of an incremental model). -#}
 {% macro mp16_fired_rows(
-    relation, object_type, object_name, interval_start_at='interval_start_at', interval_end_at='interval_end_at'
+    relation, object_type, object_name, interval_start_at='interval_start_at', interval_end_at='interval_end_at',
+    date_column=none
 ) -%}
     select
         firing.rule_id,
@@ -193,6 +195,9 @@
         firing.threshold_value,
         firing.observation,
         firing.applied_comparison
+    {%- if date_column %},
+        levels.{{ date_column }}
+    {%- endif %}
     from {{ relation }} as levels
         lateral view explode(array(
             {{ caller() }}

@@ -1,8 +1,8 @@
 -- MP16 queue rules Q01-Q04, Q07-Q10, CF10 and CF13 on fct_queue_stats (QQST),
 -- with buffer pool roles (dim_mp16_buffer_pool_role), buffer pool sizes (Q02), checkpoints (Q04),
 -- the site configuration (Q01 dead-letter queue, Q07 EXPRYINT) and, for Q08, the re-driven waiting
--- gets (QQSTRDGW) that only staging carries. A queue's "previous interval" is its own previous row
--- on the same queue manager when that interval ends where this one starts (aligned).
+-- gets (QQSTRDGW) that only staging carries. A queue's previous interval, its runs of rising depth
+-- and of uncommitted changes and its last known message size come from int_queue_stats__carried_forward.
 -- Q01 escalates to critical when the misplaced queue is deep (escalation threshold, messages) and
 -- BP04 or BP06 fires on pool 0 in the same interval (int_mp16__buffer_pool_advisories).
 -- Q02 needs each queue's message size: QQSTMSAV is 0 when nothing was put in the interval (exactly
@@ -12,13 +12,31 @@
 -- in the same (aligned) interval.
 -- Q09 judges the queues the site declares IMS bridge queues (seed site_config_queues or var
 -- mp16_queue_config; most specific row wins): SMF does not say which queues they are.
+-- Incremental (insert_overwrite by interval_date, macro file mp16_incremental): a run judges the
+-- dates from the first one the QQST loads changed; a changed threshold or site configuration judges
+-- all history again.
 -- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+    pre_hook="{{ mp16_drop_judged_dates() }}",
+    post_hook="{{ mp16_record_judgement() }}",
+) }}
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set scope = mp16_judgement_scope(mp16) %}
 
 with
 
 queue_stats as (
     select * from {{ ref('fct_queue_stats') }}
+    where {{ mp16_judged_dates(scope) }}
+),
+
+carried_forward as (
+    select * from {{ ref('int_queue_stats__carried_forward') }}
+    where {{ mp16_judged_dates(scope) }}
 ),
 
 roles as (
@@ -69,6 +87,7 @@ waiting_gets as (
         qqst_key,
         cast(get_wait_redriven_count as double) as get_wait_redrives
     from {{ ref('stg_smf__qqst') }}
+    where {{ mp16_judged_dates(scope) }}
 ),
 
 pool0_pressure as (
@@ -77,11 +96,14 @@ pool0_pressure as (
         interval_start_at,
         concat_ws(', ', collect_set(rule_id)) as pool0_rules
     from {{ ref('int_mp16__buffer_pool_advisories') }}
-    where object_name = '0' and rule_id in ('BP04', 'BP06')
+    where
+        object_name = '0' and rule_id in ('BP04', 'BP06')
+        and {{ mp16_judged_dates(scope, 'cast(interval_start_at as date)') }}
     group by qmgr_name, interval_start_at
 ),
 
--- CF13: QSG members with the shared queue open for input, per aligned interval.
+-- CF13: QSG members with the shared queue open for input, per aligned interval (members whose
+-- intervals start on the day before, ending at the same aligned time, count too).
 shared_input_qmgrs as (
     select
         qsg_name,
@@ -89,7 +111,7 @@ shared_input_qmgrs as (
         aligned_interval_end_at,
         count(distinct case when input_handles_open > 0 then qmgr_name end) as input_qmgrs
     from {{ ref('fct_queue_stats') }}
-    where is_shared
+    where is_shared and {{ mp16_judged_dates(scope, days_before=1) }}
     group by qsg_name, queue_name, aligned_interval_end_at
 ),
 
@@ -100,6 +122,7 @@ checkpoints as (
         interval_seconds,
         checkpoints
     from {{ ref('fct_log_stats') }}
+    where {{ mp16_judged_dates(scope) }}
 ),
 
 stats as (
@@ -124,13 +147,8 @@ stats as (
         cast(queue_stats.msgs_out as double) as msgs_out,
         cast(queue_stats.expired_msgs as double) as expired_msgs,
         queue_stats.msg_size_avg_bytes,
-        coalesce(
-            last_value(nullif(queue_stats.msg_size_avg_bytes, 0), true) over (
-                partition by queue_stats.qmgr_name, queue_stats.queue_name order by queue_stats.interval_start_at
-                rows between unbounded preceding and current row
-            ),
-            nullif(queue_stats.msg_size_max_bytes, 0)
-        ) as known_msg_size_bytes,
+        coalesce(carried_forward.known_msg_size_bytes, nullif(queue_stats.msg_size_max_bytes, 0))
+            as known_msg_size_bytes,
         pool0_pressure.pool0_rules,
         queue_stats.oldest_msg_age_seconds,
         queue_stats.input_handles_open,
@@ -141,12 +159,12 @@ stats as (
         site_config.dead_letter_queue,
         checkpoints.checkpoints,
         checkpoints.interval_seconds as log_interval_seconds,
-        coalesce(
-            lag(queue_stats.aligned_interval_end_at) over queue_history = queue_stats.aligned_interval_start_at, false
-        ) as follows_previous,
-        cast(lag(queue_stats.depth_current) over queue_history as double) as previous_depth,
-        coalesce(lag(queue_stats.has_uncommitted_changes) over queue_history, false) as previous_uncommitted
+        cast(carried_forward.previous_depth as double) as previous_depth,
+        carried_forward.consecutive_rising_intervals,
+        carried_forward.consecutive_uncommitted_intervals,
+        queue_stats.interval_date
     from queue_stats
+    inner join carried_forward on queue_stats.queue_stats_key = carried_forward.queue_stats_key
     left join roles on queue_stats.qmgr_name = roles.qmgr_name and queue_stats.buffer_pool_id = roles.buffer_pool_id
     left join site_config on queue_stats.qmgr_name = site_config.qmgr_name
     left join waiting_gets on queue_stats.queue_stats_key = waiting_gets.qqst_key
@@ -166,64 +184,17 @@ stats as (
         on
             queue_stats.qmgr_name = checkpoints.qmgr_name
             and queue_stats.aligned_interval_end_at = checkpoints.aligned_interval_end_at
-    window queue_history as (
-        partition by queue_stats.qmgr_name, queue_stats.queue_name order by queue_stats.interval_start_at
-    )
-),
-
-flags as (
-    select
-        *,
-        -- Q03: a private queue with the 9.3.3 counters grew with more messages in than out.
-        follows_previous
-        and not is_shared
-        and msgs_in is not null
-        and depth_current > previous_depth
-        and msgs_in > msgs_out as is_rising
-    from stats
-),
-
-previous_flags as (
-    select
-        *,
-        coalesce(lag(is_rising) over (partition by qmgr_name, queue_name order by interval_start_at), false)
-            as previous_is_rising
-    from flags
-),
-
-runs as (
-    select
-        *,
-        sum(case when is_rising and previous_is_rising then 0 else 1 end) over queue_history as rising_run_id,
-        sum(
-            case when has_uncommitted_changes and previous_uncommitted and follows_previous then 0 else 1 end
-        ) over queue_history as uncommitted_run_id
-    from previous_flags
-    window queue_history as (
-        partition by qmgr_name, queue_name order by interval_start_at
-        rows between unbounded preceding and current row
-    )
 ),
 
 measures as (
     select
         *,
         case
-            when is_rising
-                then row_number() over (partition by qmgr_name, queue_name, rising_run_id order by interval_start_at)
-        end as consecutive_rising_intervals,
-        case
-            when has_uncommitted_changes
-                then row_number() over (
-                    partition by qmgr_name, queue_name, uncommitted_run_id order by interval_start_at
-                )
-        end as consecutive_uncommitted_intervals,
-        case
             when checkpoints > 0
                 then {{ safe_divide('oldest_msg_age_seconds', 'log_interval_seconds / checkpoints') }}
         end as age_in_checkpoint_intervals,
         {{ safe_divide('get_wait_redrives', 'msgs_out') }} as get_wait_redrives_per_get
-    from runs
+    from stats
 ),
 
 levels as (
@@ -271,7 +242,7 @@ levels as (
 ),
 
 per_queue as (
-    {% call mp16_fired_rows('levels', 'queue', 'levels.queue_name') %}
+    {% call mp16_fired_rows('levels', 'queue', 'levels.queue_name', date_column='interval_date') %}
             {{ mp16_firing(
                 'Q01',
                 "case when q01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'Q01', 'escalation_severity')
@@ -363,6 +334,7 @@ pool_fill as (
         pools.interval_start_at,
         pools.interval_end_at,
         pools.buffers,
+        pools.interval_date,
         coalesce(roles.pool_role, 'UNKNOWN') as pool_role,
         pool_queue_pages.message_pages,
         pool_queue_pages.queues_of_unknown_size,
@@ -374,6 +346,7 @@ pool_fill as (
             and pools.buffer_pool_id = pool_queue_pages.buffer_pool_id
             and pools.aligned_interval_end_at = pool_queue_pages.aligned_interval_end_at
     left join roles on pools.qmgr_name = roles.qmgr_name and pools.buffer_pool_id = roles.buffer_pool_id
+    where {{ mp16_judged_dates(scope, 'pools.interval_date') }}
 ),
 
 q02 as (
@@ -402,7 +375,8 @@ q02 as (
                 else ''
             end
         ) as observation,
-        cast(null as string) as applied_comparison
+        cast(null as string) as applied_comparison,
+        interval_date
     from pool_fill
 ),
 

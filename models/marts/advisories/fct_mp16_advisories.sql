@@ -2,9 +2,9 @@
 -- rule (the component models int_mp16__*_advisories) with the rule's severity, the value observed
 -- against the threshold in force, where that threshold comes from (MP16 or engineering judgement),
 -- the MP16 source and the recommended action.
--- A table rebuilt on every run, not an incremental fact: windowed rules (consecutive intervals,
--- daily cycles, a week of peaks) look back across days, and a changed threshold (seed or var) must
--- re-judge all history. Advisories are few rows next to the facts they are computed from.
+-- A table rebuilt on every run from the components: advisories are few rows next to the facts they
+-- are computed from. The queue rules' component, which reads the largest fact, judges only the days
+-- the loads changed (and all history again when a threshold or the site configuration changes).
 -- Grain: one row per rule x object (queue manager + object type + object name) x interval (for
 -- windowed rules, the start of the window judged).
 
@@ -15,7 +15,22 @@ advisories as (
         'buffer_pool', 'page_set', 'log', 'cf', 'queue', 'manager', 'db2', 'accounting', 'chin', 'channel_accounting',
         'supplementary'
     ] %}
-        select * from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
+        select
+            rule_id,
+            severity,
+            threshold_level,
+            qmgr_name,
+            qsg_name,
+            object_type,
+            object_name,
+            interval_start_at,
+            interval_end_at,
+            evaluation_window,
+            observed_value,
+            threshold_value,
+            observation,
+            applied_comparison
+        from {{ ref('int_mp16__' ~ component ~ '_advisories') }}
         {%- if not loop.last %}
             union all
         {%- endif %}

@@ -1,0 +1,115 @@
+{#- MP16 rule models that are incremental (insert_overwrite by interval_date) although a date's
+    judgement depends on earlier ones: they judge every date from the first one the loads changed,
+    reading the queue state carried into it (int_queue_stats__carried_forward), and keep in the
+    table's properties how far the loads were judged and with which configuration. A firing that a
+    re-judgement no longer finds must not survive, so the dates judged again are dropped first
+    (pre-hook mp16_drop_judged_dates), and the properties move on only once the rows are written
+    (post-hook mp16_record_judgement): a run that fails leaves the next one to judge those dates.
+
+    The configuration is everything a rule compares with besides the data: the thresholds (seed
+    mp16_rules with var mp16_thresholds), the site-configuration seeds and vars, the interval
+    alignment. When it changes, the next run judges all history again, as the table models do. -#}
+
+{#- Names of the table properties that keep the judgement's progress. -#}
+{% macro mp16_judgement_properties() -%}
+    {{ return({'through': 'mqsmf.judged_loaded_through', 'configuration': 'mqsmf.judged_configuration'}) }}
+{%- endmacro %}
+
+{#- Vars of the site configuration (macro mp16_site_config's var_name arguments). -#}
+{% macro mp16_site_config_vars() -%}
+    {{ return([
+        'mp16_buffer_pool_roles', 'mp16_cf_structure_config', 'mp16_page_set_config', 'mp16_queue_config',
+        'mp16_queue_manager_config', 'mp16_system_config',
+    ]) }}
+{%- endmacro %}
+
+{#- A digest of the configuration the rules judge with: the rule parameters in force (mp16, from
+    mp16_rule_parameters()), the site-configuration vars, the seeds' file checksums. -#}
+{% macro mp16_configuration_digest(mp16) -%}
+    {%- set parts = [tojson(mp16, sort_keys=true), var('interval_alignment_seconds') | string] -%}
+    {%- for name in mp16_site_config_vars() -%}
+        {%- do parts.append(name ~ '=' ~ tojson(var(name, []), sort_keys=true)) -%}
+    {%- endfor -%}
+    {%- for node in graph.nodes.values() | sort(attribute='unique_id')
+        if node.resource_type == 'seed' and node.package_name == project_name -%}
+        {%- do parts.append(node.name ~ '=' ~ node.checksum.checksum) -%}
+    {%- endfor -%}
+    {{ return(local_md5(parts | join('\n'))) }}
+{%- endmacro %}
+
+{#- The model's table properties as a mapping (empty when the table does not exist). -#}
+{% macro mqsmf_table_properties(relation) -%}
+    {%- set properties = {} -%}
+    {%- if execute and load_relation(relation) is not none -%}
+        {%- for row in run_query('show tblproperties ' ~ relation) -%}
+            {%- do properties.update({row[0]: row[1]}) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(properties) }}
+{%- endmacro %}
+
+{#- What this run judges: {'all': true} on a first build, a full refresh or a changed configuration;
+    else {'all': false, 'first_date': the first interval date the QQST loads changed since the last
+    judgement, or none when nothing changed}. -#}
+{% macro mp16_judgement_scope(mp16) -%}
+    {%- if not (execute and is_incremental()) -%}
+        {{ return({'all': true}) }}
+    {%- endif -%}
+    {%- set properties = mqsmf_table_properties(this) -%}
+    {%- set names = mp16_judgement_properties() -%}
+    {%- set through = properties.get(names['through']) -%}
+    {%- if properties.get(names['configuration']) != mp16_configuration_digest(mp16) or not through -%}
+        {{ return({'all': true}) }}
+    {%- endif -%}
+    {{ return({'all': false, 'first_date': first_changed_interval_date('qqst', "timestamp '" ~ through ~ "'")}) }}
+{%- endmacro %}
+
+{#- SQL condition on a date column: the dates this run judges (and `days_before` days before them,
+    for context that crosses midnight). -#}
+{% macro mp16_judged_dates(scope, date_column='interval_date', days_before=0) -%}
+    {%- if scope['all'] -%}
+        true
+    {%- elif scope['first_date'] -%}
+        {{ date_column }} >= date_sub(date '{{ scope['first_date'] }}', {{ days_before }})
+    {%- else -%}
+        false
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Pre-hook: drop the partitions of the dates this run judges again. -#}
+{% macro mp16_drop_judged_dates() -%}
+    {%- if execute and is_incremental() -%}
+        {%- set scope = mp16_judgement_scope(mp16_rule_parameters()) -%}
+        {%- if scope['all'] -%}
+            truncate table {{ this }}
+        {%- elif scope['first_date'] -%}
+            {%- set dropped = [] -%}
+            {%- for row in run_query('show partitions ' ~ this) -%}
+                {%- set day = row[0].split('=')[1] -%}
+                {%- if day >= scope['first_date'] -%}
+                    {%- do dropped.append("partition (interval_date = date '" ~ day ~ "')") -%}
+                {%- endif -%}
+            {%- endfor -%}
+            {%- if dropped -%}
+                alter table {{ this }} drop if exists {{ dropped | join(', ') }}
+            {%- endif -%}
+        {%- endif -%}
+    {%- endif -%}
+{%- endmacro %}
+
+{#- Post-hook: record how far the QQST loads are judged (the newest loaded_at the carried queue state
+    holds) and the configuration judged with. -#}
+{% macro mp16_record_judgement() -%}
+    {%- if execute -%}
+        {%- set through = run_query(
+            "select cast(max(loaded_at) as string) from " ~ ref('int_queue_stats__carried_forward')
+        )[0][0] -%}
+        {%- set names = mp16_judgement_properties() %}
+        alter table {{ this }} set tblproperties (
+            '{{ names['configuration'] }}' = '{{ mp16_configuration_digest(mp16_rule_parameters()) }}'
+        {%- if through %},
+            '{{ names['through'] }}' = '{{ through }}'
+        {%- endif %}
+        )
+    {%- endif -%}
+{%- endmacro %}
