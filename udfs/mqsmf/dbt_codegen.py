@@ -386,12 +386,13 @@ def _test_lines(tests: list, indent: str) -> list[str]:
     for t in tests:
         if isinstance(t, str):
             out.append(f"{indent}  - {t}")
-        else:
-            name, args = t
-            out.append(f"{indent}  - {name}:")
-            out.append(f"{indent}      arguments:")
-            for k, v in args.items():
-                out.append(f"{indent}        {k}: {v}")
+            continue
+        name, args, *config = t
+        out.append(f"{indent}  - {name}:")
+        for section, values in (("arguments", args), ("config", config[0] if config else {})):
+            if values:
+                out.append(f"{indent}      {section}:")
+                out += [f"{indent}        {k}: {v}" for k, v in values.items()]
     return out
 
 
@@ -410,7 +411,8 @@ def render_models_yaml(lays: list[Layout]) -> str:
             f"      - name: {key}",
             f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (or record time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing). Unit: identifier (SHA-256 hex).')}",
             "        data_type: string",
-            *_test_lines(["unique"], "        "),
+            # On the loads of the last day (macro get_where_subquery): a raw table holds years of them.
+            *_test_lines([("unique", {}, {"where": "recently_loaded_dates"})], "        "),
         ]
         # The decoder places structures by subtype, so the staging tests stop at the key; the facts
         # test their accepted values.

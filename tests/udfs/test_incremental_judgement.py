@@ -1,0 +1,149 @@
+"""The MP16 queue rules judge only the days a load changed, and judge them as a full build would.
+
+One generated file spans midnight (22:00-02:00) with a rising-depth run (Q03) and an uncommitted
+run (Q10) planted across it. After a full build, the second day is made to look loaded later (its
+smf_load_dates rows one hour newer, its partitions of the two incremental models gone, the
+judgement's recorded progress set back to the first day): the next run must start from the second
+day, carry each queue's state in from the first, and leave exactly the full build's rows. The runs
+are also recomputed here from fct_queue_stats in pandas, and a changed threshold must re-judge the
+first day too.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from mqsmf.cli import main as mqsmf
+
+pytestmark = pytest.mark.spark
+
+SCHEMA = "incr"
+RAW = f"{SCHEMA}_raw"
+INTERMEDIATE = f"{SCHEMA}_intermediate"
+MARTS = f"{SCHEMA}_marts"
+STATE = f"{INTERMEDIATE}.int_queue_stats__carried_forward"
+ADVISORIES = f"{INTERMEDIATE}.int_mp16__queue_advisories"
+MODELS = ("int_queue_stats__carried_forward", "int_mp16__queue_advisories")
+SECOND_DAY = "2025-06-03"
+VARS = {"raw_schema": RAW}
+
+
+def _frame(spark, table: str) -> pd.DataFrame:
+    frame = spark.table(table).toPandas()
+    keys = [c for c in ("qmgr_name", "queue_name", "rule_id", "object_name", "interval_start_at") if c in frame]
+    return frame.sort_values(keys).reset_index(drop=True)
+
+
+def _run(dbt, *args: str, **extra) -> None:
+    result = dbt("run", "--threads", "4", *args, "--vars", json.dumps({**VARS, **extra}))
+    assert result.success, [str(r.message) for r in result.result or [] if r.status != "success"] or result.exception
+
+
+@pytest.fixture(scope="module")
+def built(spark, dbt, tmp_path_factory):
+    path = tmp_path_factory.mktemp("incr") / "midnight.dat"
+    assert mqsmf([
+        "generate", "--out", str(path), "--seed", "11", "--qmgrs", "2", "--lpars", "1", "--queues", "12",
+        "--intervals", "8", "--start", "2025-06-02T22:00:00Z", "--versions", "9.4.0,10.0.0", "--inject", "Q03#4,Q10#4",
+        "-q",
+    ]) == 0  # fmt: skip
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("MQSMF_SCHEMA", SCHEMA)
+        seeded = dbt("seed", "--vars", json.dumps(VARS))
+        assert seeded.success, seeded.exception
+        _run(dbt, "--select", "+int_mp16__queue_advisories", smf_paths=[str(path)])
+        full = {t: _frame(spark, t) for t in (STATE, ADVISORIES)}
+        yield spark, dbt, full, env
+
+
+def _as_if_the_second_day_came_later(spark) -> None:
+    dates = f"{RAW}.smf_load_dates"
+    first_load = spark.sql(f"SELECT CAST(MIN(loaded_at) AS STRING) FROM {dates}").collect()[0][0]
+    columns = [f"`{c}`" for c in spark.table(dates).columns]
+    later = [
+        f"CASE WHEN interval_date = DATE '{SECOND_DAY}' THEN loaded_at + INTERVAL 1 HOUR ELSE loaded_at END"
+        if c == "`loaded_at`"
+        else c
+        for c in columns
+    ]
+    spark.sql(f"DROP TABLE IF EXISTS {RAW}.load_dates_before")
+    spark.sql(f"CREATE TABLE {RAW}.load_dates_before USING parquet AS SELECT * FROM {dates}")
+    spark.sql(f"INSERT OVERWRITE TABLE {dates} SELECT {', '.join(later)} FROM {RAW}.load_dates_before")
+    for table in (STATE, ADVISORIES):
+        spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (interval_date = DATE '{SECOND_DAY}')")
+    spark.sql(f"ALTER TABLE {ADVISORIES} SET TBLPROPERTIES ('mqsmf.judged_loaded_through' = '{first_load}')")
+
+
+def test_the_planted_runs_cross_midnight(built):
+    _, _, full, _ = built
+    state = full[STATE]
+    second = state[state.interval_date.astype(str) == SECOND_DAY]
+    # A run counted on the second day longer than that day's own intervals so far came from the first.
+    so_far = second.groupby(["qmgr_name", "queue_name"]).cumcount() + 1
+    assert (second.consecutive_rising_intervals.fillna(0) > so_far).any()
+    assert (second.consecutive_uncommitted_intervals.fillna(0) > so_far).any()
+    adv = full[ADVISORIES]
+    assert {"Q03", "Q10"} <= set(adv[adv.interval_date.astype(str) == SECOND_DAY].rule_id)
+
+
+def test_the_runs_equal_a_recount_from_the_facts(built):
+    spark, _, full, _ = built
+    facts = (
+        spark.table(f"{MARTS}.fct_queue_stats").toPandas().sort_values(["qmgr_name", "queue_name", "interval_start_at"])
+    )
+    expected = {}
+    for (qm, q), rows in facts.groupby(["qmgr_name", "queue_name"], sort=False):
+        rising = uncommitted = 0
+        prev = None
+        for r in rows.itertuples():
+            follows = prev is not None and prev.aligned_interval_end_at == r.aligned_interval_start_at
+            up = bool(
+                follows and not r.is_shared and pd.notna(r.msgs_in) and pd.notna(r.depth_current)
+                and pd.notna(prev.depth_current) and r.depth_current > prev.depth_current and r.msgs_in > r.msgs_out
+            )  # fmt: skip
+            rising = rising + 1 if up else 0
+            unc = bool(r.has_uncommitted_changes) if pd.notna(r.has_uncommitted_changes) else False
+            prev_unc = (
+                prev is not None and pd.notna(prev.has_uncommitted_changes) and bool(prev.has_uncommitted_changes)
+            )
+            uncommitted = uncommitted + 1 if unc and prev_unc and follows else (1 if unc else 0)
+            expected[(qm, q, r.interval_start_at)] = (rising or None, uncommitted or None)
+            prev = r
+    got = {
+        (r.qmgr_name, r.queue_name, r.interval_start_at): (
+            None if pd.isna(r.consecutive_rising_intervals) else int(r.consecutive_rising_intervals),
+            None if pd.isna(r.consecutive_uncommitted_intervals) else int(r.consecutive_uncommitted_intervals),
+        )
+        for r in full[STATE].itertuples()
+    }
+    assert got == expected
+
+
+def test_a_later_day_is_judged_from_the_state_carried_in(built):
+    spark, dbt, full, _ = built
+    _as_if_the_second_day_came_later(spark)
+    before = spark.table(STATE).where(f"interval_date < DATE '{SECOND_DAY}'").count()
+    _run(dbt, "--select", *MODELS)
+    for table in (STATE, ADVISORIES):
+        pd.testing.assert_frame_equal(_frame(spark, table), full[table], check_dtype=False)
+    assert spark.table(STATE).where(f"interval_date < DATE '{SECOND_DAY}'").count() == before
+    # Running again changes nothing.
+    _run(dbt, "--select", *MODELS)
+    pd.testing.assert_frame_equal(_frame(spark, ADVISORIES), full[ADVISORIES], check_dtype=False)
+
+
+def test_a_changed_threshold_re_judges_all_history(built):
+    spark, dbt, full, _ = built
+    _run(dbt, "--select", "int_mp16__queue_advisories", mp16_thresholds={"Q03_warning": 2})
+    state = full[STATE]
+    twos = state[state.consecutive_rising_intervals.fillna(0) >= 2]
+    q03 = _frame(spark, ADVISORIES).query("rule_id == 'Q03'")
+    assert sorted(zip(q03.qmgr_name, q03.object_name, q03.interval_start_at, strict=True)) == sorted(
+        zip(twos.qmgr_name, twos.queue_name, twos.interval_start_at, strict=True)
+    )
+    assert (q03.interval_date.astype(str) < SECOND_DAY).any()  # the first day was judged again
+    _run(dbt, "--select", "int_mp16__queue_advisories")  # back to the seed's threshold
+    pd.testing.assert_frame_equal(_frame(spark, ADVISORIES), full[ADVISORIES], check_dtype=False)
