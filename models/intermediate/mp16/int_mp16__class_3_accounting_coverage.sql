@@ -6,12 +6,21 @@
 -- of those, the ones with a WQ block in an accounting period overlapping the interval. Periods and
 -- intervals are compared on the aligned grid (var interval_alignment_seconds), so an accounting
 -- period a few milliseconds off its statistics interval does not count in the next one too.
+-- Incremental (insert_overwrite by interval_date): a run recomputes the dates any load changed since
+-- (macro select_changed_interval_dates; a late accounting load re-measures its dates too), reading
+-- those dates of the queue statistics and all of the accounting, which is a sample and small.
 -- Grain: one row per queue manager x statistics interval of its queue statistics.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+) }}
 
 with
 
 queue_stats as (
-    select * from {{ ref('fct_queue_stats') }}
+    {{ select_changed_interval_dates(ref('fct_queue_stats')) }}
 ),
 
 queue_blocks as (
@@ -41,7 +50,9 @@ intervals as (
         max(interval_end_at) as interval_end_at,
         max(interval_seconds) as interval_seconds,
         min(aligned_interval_start_at) as aligned_interval_start_at,
-        max(aligned_interval_end_at) as aligned_interval_end_at
+        max(aligned_interval_end_at) as aligned_interval_end_at,
+        max(loaded_at) as loaded_at,
+        min(interval_date) as interval_date
     from queue_stats
     group by qmgr_name, interval_start_at
 ),
@@ -114,7 +125,9 @@ final as (
         coalesce(queue_counts.accounted_active_queues, 0) as accounted_active_queues,
         coalesce(queue_counts.accounted_queues, 0) as accounted_queues,
         {{ safe_divide('queue_counts.accounted_active_queues', 'queue_counts.active_queues') }}
-            as active_queue_coverage
+            as active_queue_coverage,
+        intervals.loaded_at,
+        intervals.interval_date
     from intervals
     left join queue_counts
         on
