@@ -12,25 +12,33 @@
     )
 {%- endmacro %}
 
+{#- The interval dates changed since the model was last built (changed_interval_dates) as a SQL list
+    of date literals, looked up when the model runs ('null' when none, and before execution).
+    Literals, not the subquery: Spark prunes partitions with a literal list before planning, where a
+    subquery costs a dynamic-pruning pass and a second scan of the fact (a third of the statement's
+    time on the queue facts). -#}
+{% macro changed_interval_date_literals(relation) -%}
+    {%- set dates = [] -%}
+    {%- if execute -%}
+        {%- for row in run_query(
+            'select cast(interval_date as string) from (' ~ changed_interval_dates(relation) ~ ') order by 1'
+        ) if row[0] -%}
+            {%- do dates.append("date '" ~ row[0] ~ "'") -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return(dates | join(', ') if dates else 'null') }}
+{%- endmacro %}
+
 {#- An incremental fact's input: every row of the relation on a first build or a full refresh, else
-    the rows of the interval dates changed since the fact was last built (changed_interval_dates).
-    The dates are looked up when the model runs and written into its SQL as literals: Spark prunes
-    partitions with a literal list before planning, where a subquery costs a dynamic-pruning pass
-    and a second scan of the fact (a third of the statement's time on the queue facts). -#}
+    the rows of the interval dates changed since the fact was last built
+    (changed_interval_date_literals). -#}
 {% macro select_changed_interval_dates(relation) -%}
     select * from {{ relation }}
     {%- if is_incremental() %}
-        {%- set dates = [] %}
-        {%- if execute %}
-            {%- for row in run_query(
-                'select cast(interval_date as string) from (' ~ changed_interval_dates(relation) ~ ') order by 1'
-            ) if row[0] %}
-                {%- do dates.append("date '" ~ row[0] ~ "'") %}
-            {%- endfor %}
-        {%- endif %}
-        where interval_date in ({{ dates | join(', ') if dates else 'null' }})
+        where interval_date in ({{ changed_interval_date_literals(relation) }})
     {%- endif %}
 {%- endmacro %}
+
 {#- For an incremental model whose rows carry state from earlier intervals (runs of consecutive
     intervals, a last known value): the first interval date that loads of raw table `table_name`
     added rows to since `since` (a SQL timestamp; default: the newest loaded_at already in the model),
