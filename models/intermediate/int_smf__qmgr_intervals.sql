@@ -1,12 +1,21 @@
-{{ config(materialized='table') }}
 -- Which queue manager produced statistics in which (aligned) interval: the basis of "queue managers
 -- active in the QSG" and of the queue manager dimension. One structure per record subtype is enough
 -- to see a queue manager's intervals: QJST (115/1), QMST (115/2), QIS1 (115/201), QPST (115/215),
 -- QQST (115/216), QCCT (115/231). A table, not a view: most models join it, and it is small.
+-- Incremental (insert_overwrite by interval_date, the UTC date of the interval's aligned start): a
+-- run rebuilds the dates the loads changed and the day after them, reading the raw dates around
+-- them too (a structure written a few milliseconds before midnight aligns to the next day).
 -- Grain: one row per queue manager x aligned statistics interval (aligned_interval_end_at).
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+) }}
 {%- set statistics_models = [
     'stg_smf__qjst', 'stg_smf__qmst', 'stg_smf__qis1', 'stg_smf__qpst', 'stg_smf__qqst', 'stg_smf__qcct'
 ] %}
+{%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
 
 with
 
@@ -21,9 +30,18 @@ statistics_records as (
             interval_start_at,
             interval_end_at,
             record_created_at,
-            loaded_at
+            loaded_at,
+            interval_date
         from {{ ref(model_name) }}
-        where interval_start_at is not null
+        where
+            interval_start_at is not null
+            {%- if dates %}
+                and (
+                    interval_date in ({{ dates }})
+                    or date_add(interval_date, 1) in ({{ dates }})
+                    or date_sub(interval_date, 1) in ({{ dates }})
+                )
+            {%- endif %}
         {%- if not loop.last %}
             union all
         {%- endif %}
@@ -51,9 +69,13 @@ final as (
         max_by(mq_version, record_created_at) as mq_version,
         max_by(utc_offset_minutes, record_created_at) as utc_offset_minutes,
         count(*) as statistics_instances,
-        max(loaded_at) as loaded_at
+        max(loaded_at) as loaded_at,
+        {{ utc_date('min(aligned_interval_start_at)') }} as interval_date
     from aligned
     group by qmgr_name, aligned_interval_end_at
 )
 
 select * from final
+{%- if dates %}
+    where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+{%- endif %}
