@@ -16,7 +16,7 @@ qsg_stats as (
         select * from (
             {{ shared_queue_qsg_rollup(
                 'interval_date in (' ~ dates ~ ') or (date_add(interval_date, 1) in (' ~ dates ~ ')'
-                ~ ' and cast(aligned_interval_end_at as date) > interval_date)'
+                ~ ' and ' ~ utc_date('aligned_interval_end_at') ~ ' > interval_date)'
             ) }}
         ) as rolled_up
         where interval_date in ({{ dates }})
