@@ -21,15 +21,22 @@
     {%- if var('test_scope') == 'all' or not execute -%}
         {{ return('true') }}
     {%- endif -%}
-    {%- set load_dates = source('smf_raw', 'smf_load_dates') -%}
-    {%- set rows = run_query(
-        'select distinct cast(interval_date as string) from ' ~ load_dates
-        ~ ' where rows_added > 0 and load_id in (select load_id from ' ~ load_dates
-        ~ ' group by load_id order by max(loaded_at) desc limit ' ~ var('test_recent_loads') | int ~ ') order by 1'
-    ) -%}
-    {%- set dates = [] -%}
-    {%- for row in rows if row[0] -%}
-        {%- do dates.append("date '" ~ row[0] ~ "'") -%}
-    {%- endfor -%}
-    {{ return('interval_date in (' ~ (dates | join(', ') if dates else 'null') ~ ')') }}
+    {#- Looked up once per dbt invocation, by the first test that needs it (after the on-run-start
+        load): `graph` is the invocation's one manifest graph, shared by every node. -#}
+    {%- set cache_key = 'mqsmf_recently_loaded_dates_' ~ invocation_id -%}
+    {%- if cache_key not in graph -%}
+        {%- set load_dates = source('smf_raw', 'smf_load_dates') -%}
+        {%- set rows = run_query(
+            'select distinct cast(interval_date as string) from ' ~ load_dates
+            ~ ' where rows_added > 0 and load_id in (select load_id from ' ~ load_dates
+            ~ ' group by load_id order by max(loaded_at) desc limit ' ~ var('test_recent_loads') | int
+            ~ ') order by 1'
+        ) -%}
+        {%- set dates = [] -%}
+        {%- for row in rows if row[0] -%}
+            {%- do dates.append("date '" ~ row[0] ~ "'") -%}
+        {%- endfor -%}
+        {%- do graph.update({cache_key: 'interval_date in (' ~ (dates | join(', ') if dates else 'null') ~ ')'}) -%}
+    {%- endif -%}
+    {{ return(graph[cache_key]) }}
 {%- endmacro %}
