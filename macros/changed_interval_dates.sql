@@ -41,22 +41,40 @@
 {%- endmacro %}
 
 {#- For an incremental model whose rows carry state from earlier intervals (runs of consecutive
-    intervals, a last known value): the first interval date that loads of raw table `table_name`
-    added rows to since `since` (a SQL timestamp; default: the newest loaded_at already in the model),
-    as 'YYYY-MM-DD'; none on a first build or full refresh, and when nothing changed. The model then
-    recomputes every date from that one on, carrying each object's state in from its last row before
-    it: a day loaded late re-judges the days after it, as a full build would. -#}
-{% macro first_changed_interval_date(table_name, since=none) -%}
+    intervals, a last known value): the first interval date that loads of raw table `table_name` (or
+    of any of a list of them) added rows to since `since` (a SQL timestamp; default: the newest loaded_at
+    already in the model), as 'YYYY-MM-DD'; none on a first build or full refresh, and when nothing
+    changed. A table named in `days_earlier` ({table_name: days}) counts a date as that many days
+    earlier (its rows affect results dated before their own date). The model then recomputes every
+    date from that one on, carrying each object's state in from its last row before it: a day loaded
+    late re-judges the days after it, as a full build would. -#}
+{% macro first_changed_interval_date(table_name, since=none, days_earlier={}) -%}
     {%- if not (execute and is_incremental()) -%}
         {{ return(none) }}
     {%- endif -%}
+    {%- set table_names = [table_name] if table_name is string else table_name -%}
+    {%- set quoted_names = [] -%}
+    {%- for name in table_names or [] -%}
+        {%- do quoted_names.append(mqsmf_sql_string(name)) -%}
+    {%- endfor -%}
     {%- set since = since or (
         "(select coalesce(max(built.loaded_at), timestamp '1900-01-01 00:00:00') from " ~ this ~ " as built)"
     ) -%}
+    {%- set changed_date = namespace(sql='changed.interval_date') -%}
+    {%- if days_earlier -%}
+        {%- set cases = [] -%}
+        {%- for earlier_table, days in days_earlier | dictsort -%}
+            {%- do cases.append(
+                'when ' ~ mqsmf_sql_string(earlier_table) ~ ' then date_sub(changed.interval_date, ' ~ days | int ~ ')'
+            ) -%}
+        {%- endfor -%}
+        {%- set changed_date.sql = 'case changed.table_name ' ~ cases | join(' ')
+            ~ ' else changed.interval_date end' -%}
+    {%- endif -%}
     {%- set rows = run_query(
-        "select cast(min(changed.interval_date) as string) from " ~ source('smf_raw', 'smf_load_dates')
-        ~ " as changed where changed.table_name = " ~ mqsmf_sql_string(table_name)
-        ~ " and changed.rows_added > 0 and changed.loaded_at > " ~ since
+        "select cast(min(" ~ changed_date.sql ~ ") as string) from " ~ source('smf_raw', 'smf_load_dates')
+        ~ " as changed where changed.rows_added > 0 and changed.loaded_at > " ~ since
+        ~ (" and changed.table_name in (" ~ quoted_names | join(', ') ~ ")" if table_names else "")
     ) -%}
     {{ return(rows[0][0]) }}
 {%- endmacro %}

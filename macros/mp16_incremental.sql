@@ -48,20 +48,63 @@
     {{ return(properties) }}
 {%- endmacro %}
 
+{#- What each incremental MP16 model judges from, by model name:
+      loads: the raw tables whose loads it judges again (smf_load_dates.table_name) and those
+        counted days earlier (first_changed_interval_date's days_earlier);
+      through: the inputs whose newest loaded_at says how far the loads are judged (together they
+        hold rows of every table of `loads`), each with the date column that bounds the read to the
+        dates judged (none: read whole; small inputs).
+    Accounting (SMF 116) records are dated by when they are written, the end of their period: a
+    record written after midnight judges the day before too (its period's start, or a statistics
+    interval whose middle its period holds). int_smf__qmgr_intervals' tables give Q11 its restart
+    phases. -#}
+{% macro mp16_judgement_inputs(model_name) -%}
+    {%- set inputs = {
+        'int_mp16__queue_advisories': {
+            'loads': {'table_name': 'qqst', 'days_earlier': {}},
+            'through': [('int_queue_stats__carried_forward', 'interval_date')],
+        },
+        'int_mp16__accounting_advisories': {
+            'loads': {
+                'table_name': ['qqst', 'wqst', 'wtas', 'qjst', 'qmst', 'qis1', 'qpst', 'qcct'],
+                'days_earlier': {'wqst': 1, 'wtas': 1},
+            },
+            'through': [
+                ('fct_queue_accounting', none), ('fct_task_accounting', none),
+                ('int_mp16__class_3_accounting_coverage', 'interval_date'), ('int_smf__qmgr_intervals', 'interval_date'),
+            ],
+        },
+    } -%}
+    {%- if model_name not in inputs -%}
+        {{ exceptions.raise_compiler_error('mp16_judgement_inputs: no entry for model ' ~ model_name) }}
+    {%- endif -%}
+    {{ return(inputs[model_name]) }}
+{%- endmacro %}
+
 {#- What this run judges: {'all': true} on a first build, a full refresh or a changed configuration;
-    else {'all': false, 'first_date': the first interval date the QQST loads changed since the last
-    judgement, or none when nothing changed}. -#}
+    else {'all': false, 'first_date': the first interval date the model's loads
+    (mp16_judgement_inputs) changed since the last judgement, or none when nothing changed}. Worked
+    out once per model and dbt invocation (pre-hook, model and post-hook must agree; the post-hook
+    records the new progress last). -#}
 {% macro mp16_judgement_scope(mp16) -%}
     {%- if not (execute and is_incremental()) -%}
         {{ return({'all': true}) }}
     {%- endif -%}
-    {%- set properties = mqsmf_table_properties(this) -%}
-    {%- set names = mp16_judgement_properties() -%}
-    {%- set through = properties.get(names['through']) -%}
-    {%- if properties.get(names['configuration']) != mp16_configuration_digest(mp16) or not through -%}
-        {{ return({'all': true}) }}
+    {%- set cache_key = 'mqsmf_mp16_judgement_scope_' ~ invocation_id ~ '_' ~ this -%}
+    {%- if cache_key not in graph -%}
+        {%- set properties = mqsmf_table_properties(this) -%}
+        {%- set names = mp16_judgement_properties() -%}
+        {%- set through = properties.get(names['through']) -%}
+        {%- if properties.get(names['configuration']) != mp16_configuration_digest(mp16) or not through -%}
+            {%- do graph.update({cache_key: {'all': true}}) -%}
+        {%- else -%}
+            {%- set loads = mp16_judgement_inputs(this.identifier)['loads'] -%}
+            {%- do graph.update({cache_key: {'all': false, 'first_date': first_changed_interval_date(
+                loads['table_name'], "timestamp '" ~ through ~ "'", loads['days_earlier']
+            )}}) -%}
+        {%- endif -%}
     {%- endif -%}
-    {{ return({'all': false, 'first_date': first_changed_interval_date('qqst', "timestamp '" ~ through ~ "'")}) }}
+    {{ return(graph[cache_key]) }}
 {%- endmacro %}
 
 {#- SQL condition on a date column: the dates this run judges (and `days_before` days before them,
@@ -97,16 +140,29 @@
     {%- endif -%}
 {%- endmacro %}
 
-{#- Post-hook: record how far the QQST loads are judged (the newest loaded_at the carried queue state
-    holds) and the configuration judged with. -#}
+{#- Post-hook: record how far the loads are judged (the newest loaded_at of the model's `through`
+    inputs, read in the dates judged: the loads judged now added rows there) and the configuration
+    judged with. A run that judged nothing leaves the progress as it was. -#}
 {% macro mp16_record_judgement() -%}
     {%- if execute -%}
-        {%- set through = run_query(
-            "select cast(max(loaded_at) as string) from " ~ ref('int_queue_stats__carried_forward')
-        )[0][0] -%}
+        {%- set mp16 = mp16_rule_parameters() -%}
+        {%- set scope = mp16_judgement_scope(mp16) -%}
+        {%- set through = none -%}
+        {%- if scope['all'] or scope['first_date'] -%}
+            {%- set newest = [] -%}
+            {%- for input_name, date_column in mp16_judgement_inputs(this.identifier)['through'] -%}
+                {%- do newest.append(
+                    'select max(loaded_at) as loaded_at from ' ~ ref(input_name)
+                    ~ (' where ' ~ mp16_judged_dates(scope, date_column) if date_column else '')
+                ) -%}
+            {%- endfor -%}
+            {%- set through = run_query(
+                'select cast(max(loaded_at) as string) from (' ~ newest | join(' union all ') ~ ')'
+            )[0][0] -%}
+        {%- endif -%}
         {%- set names = mp16_judgement_properties() %}
         alter table {{ this }} set tblproperties (
-            '{{ names['configuration'] }}' = '{{ mp16_configuration_digest(mp16_rule_parameters()) }}'
+            '{{ names['configuration'] }}' = '{{ mp16_configuration_digest(mp16) }}'
         {%- if through %},
             '{{ names['through'] }}' = '{{ through }}'
         {%- endif %}

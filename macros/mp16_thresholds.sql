@@ -8,11 +8,17 @@
     The advisory models read them when they are compiled, right before they run (dbt build runs the
     seed first), so the compiled SQL shows the numbers in force. -#}
 
-{#- {rule_id: {parameter: value}} for every rule of the seed, with the var overrides applied. One query
-    per model: call it once and pass the result to mp16_threshold(). Before execution (parsing, linting)
-    every parameter reads 0 so the SQL still renders. -#}
+{#- {rule_id: {parameter: value}} for every rule of the seed, with the var overrides applied. Read once
+    per dbt invocation (every model and hook calling it runs after the seed, which they all depend
+    on) and shared through `graph`, the invocation's one manifest: treat it as read-only; pass it to
+    mp16_threshold(). Before execution (parsing, linting) every parameter reads 0 so the SQL still
+    renders. -#}
 {% macro mp16_rule_parameters() %}
     {%- set seed_relation = ref('mp16_rules') -%}
+    {%- set cache_key = 'mqsmf_mp16_rule_parameters_' ~ invocation_id -%}
+    {%- if execute and cache_key in graph -%}
+        {{ return(graph[cache_key]) }}
+    {%- endif -%}
     {%- set names = {
         'info': 'info_threshold', 'warning': 'warning_threshold', 'critical': 'critical_threshold',
         'escalation': 'escalation_threshold', 'min_volume': 'min_volume', 'window': 'window_length',
@@ -50,6 +56,7 @@
             {%- endif -%}
             {%- do parameters[rule_id].update({name: value | float}) -%}
         {%- endfor -%}
+        {%- do graph.update({cache_key: parameters}) -%}
     {%- endif -%}
     {{ return(parameters) }}
 {% endmacro %}

@@ -36,6 +36,7 @@ pytestmark = pytest.mark.spark
 TARGET_SCHEMA = "dbt_models_test"  # models land in <schema>_staging, _intermediate, _marts
 RAW_SCHEMA = "dbt_models_raw"
 MARTS = f"{TARGET_SCHEMA}_marts"
+INTERMEDIATE = f"{TARGET_SCHEMA}_intermediate"
 STAGING = f"{TARGET_SCHEMA}_staging"
 ALIGNMENT = "60s"  # var interval_alignment_seconds
 GRID = 1800  # var qsg_grid_seconds: the QSG roll-ups' slots
@@ -379,12 +380,29 @@ def test_reloading_the_same_files_and_adding_a_day_rewrites_no_history(spark, wa
     before_rows = {f: _fact(spark, f) for f in facts}
     raw_before = {name: spark.table(f"{RAW_SCHEMA}.{name.lower()}").count() for name in layouts()}
 
-    # The facts and the two intermediate tables they join (views need no rebuild); the class 3
-    # accounting facts are tables rebuilt whole, with stg_smf__wqst (a table: too long for a view).
-    accounting = ["stg_smf__wqst", "fct_queue_accounting", "fct_task_accounting"]
-    models = ["int_smf__qmgr_intervals", "int_smf__qmgr_qsg", *facts, *accounting]
+    # The facts and the two intermediate tables they join (views need no rebuild), and the accounting
+    # facts and class 3 coverage (incremental too, reading the days next to a load's: a record written
+    # after midnight may belong to a task of the day before) with stg_smf__wqst (a table: too long for
+    # a view).
+    accounting = {
+        "fct_queue_accounting": MARTS, "fct_task_accounting": MARTS, "fct_channel_accounting": MARTS,
+        "int_mp16__class_3_accounting_coverage": INTERMEDIATE,
+    }  # fmt: skip
+    models = ["int_smf__qmgr_intervals", "int_smf__qmgr_qsg", *facts, "stg_smf__wqst", *accounting]
     result = warehouse.run("run", "--select", *models, paths=[*warehouse.files, warehouse.next_day])
     assert result.success
+
+    # The accounting models built a day at a time equal those built from all history at once.
+    def accounting_rows(model: str) -> pd.DataFrame:
+        frame = spark.table(f"{accounting[model]}.{model}").toPandas()
+        return frame.sort_values(list(frame.columns[:3])).reset_index(drop=True)  # a key in the first three
+
+    incremental = {model: accounting_rows(model) for model in accounting}
+    new_day_tasks = incremental["fct_task_accounting"].period_start_at >= pd.Timestamp(NEXT_DAY["start"][:-1])
+    assert new_day_tasks.any() and not new_day_tasks.all()
+    assert warehouse.run("run", "--full-refresh", "--select", *accounting, paths=[]).success
+    for model in accounting:
+        pd.testing.assert_frame_equal(incremental[model], accounting_rows(model), obj=model)
 
     added = Counter({name: len(frame) for name, frame in _decoded([warehouse.next_day]).items()})
     for name in layouts():  # the reloaded files added nothing; the new day added its own rows

@@ -1,12 +1,14 @@
-"""The MP16 queue rules judge only the days a load changed, and judge them as a full build would.
+"""The MP16 queue and accounting rules judge only the days a load changed, and judge them as a full
+build would.
 
 One generated file spans midnight (22:00-02:00) with a rising-depth run (Q03) and an uncommitted
-run (Q10) planted across it. After a full build, the second day is made to look loaded later (its
-smf_load_dates rows one hour newer, its partitions of the two incremental models gone, the
-judgement's recorded progress set back to the first day): the next run must start from the second
-day, carry each queue's state in from the first, and leave exactly the full build's rows. The runs
-are also recomputed here from fct_queue_stats in pandas, and a changed threshold must re-judge the
-first day too.
+run (Q10) planted across it, and accounting pathologies (Q12, Q13, APP01) on both days. After a
+full build, the second day is made to look loaded later (its smf_load_dates rows one hour newer,
+its partitions of the incremental models gone, the judgements' recorded progress set back to the
+first day): the next run must start from the second day (the accounting rules: from the day before,
+as an accounting record written after midnight may hold a period of it), carry each queue's state
+in from the first, and leave exactly the full build's rows. The runs are also recomputed here from
+fct_queue_stats in pandas, and a changed threshold must re-judge the first day too.
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ INTERMEDIATE = f"{SCHEMA}_intermediate"
 MARTS = f"{SCHEMA}_marts"
 STATE = f"{INTERMEDIATE}.int_queue_stats__carried_forward"
 ADVISORIES = f"{INTERMEDIATE}.int_mp16__queue_advisories"
-MODELS = ("int_queue_stats__carried_forward", "int_mp16__queue_advisories")
+ACCOUNTING = f"{INTERMEDIATE}.int_mp16__accounting_advisories"
+JUDGED = (ADVISORIES, ACCOUNTING)
+MODELS = ("int_queue_stats__carried_forward", "int_mp16__queue_advisories", "int_mp16__accounting_advisories")
 SECOND_DAY = "2025-06-03"
 VARS = {"raw_schema": RAW}
 
@@ -47,15 +51,16 @@ def built(spark, dbt, tmp_path_factory):
     path = tmp_path_factory.mktemp("incr") / "midnight.dat"
     assert mqsmf([
         "generate", "--out", str(path), "--seed", "11", "--qmgrs", "2", "--lpars", "1", "--queues", "12",
-        "--intervals", "8", "--start", "2025-06-02T22:00:00Z", "--versions", "9.4.0,10.0.0", "--inject", "Q03#4,Q10#4",
+        "--intervals", "8", "--start", "2025-06-02T22:00:00Z", "--versions", "9.4.0,10.0.0",
+        "--inject", "Q03#4,Q10#4,Q12#1,Q12#5,Q13#2,Q13#6,APP01#3,APP01#7",
         "-q",
     ]) == 0  # fmt: skip
     with pytest.MonkeyPatch.context() as env:
         env.setenv("MQSMF_SCHEMA", SCHEMA)
         seeded = dbt("seed", "--vars", json.dumps(VARS))
         assert seeded.success, seeded.exception
-        _run(dbt, "--select", "+int_mp16__queue_advisories", smf_paths=[str(path)])
-        full = {t: _frame(spark, t) for t in (STATE, ADVISORIES)}
+        _run(dbt, "--select", *(f"+{m}" for m in MODELS), smf_paths=[str(path)])
+        full = {t: _frame(spark, t) for t in (STATE, *JUDGED)}
         yield spark, dbt, full, env
 
 
@@ -72,9 +77,10 @@ def _as_if_the_second_day_came_later(spark) -> None:
     spark.sql(f"DROP TABLE IF EXISTS {RAW}.load_dates_before")
     spark.sql(f"CREATE TABLE {RAW}.load_dates_before USING parquet AS SELECT * FROM {dates}")
     spark.sql(f"INSERT OVERWRITE TABLE {dates} SELECT {', '.join(later)} FROM {RAW}.load_dates_before")
-    for table in (STATE, ADVISORIES):
+    for table in (STATE, *JUDGED):
         spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (interval_date = DATE '{SECOND_DAY}')")
-    spark.sql(f"ALTER TABLE {ADVISORIES} SET TBLPROPERTIES ('mqsmf.judged_loaded_through' = '{first_load}')")
+    for table in JUDGED:
+        spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('mqsmf.judged_loaded_through' = '{first_load}')")
 
 
 def test_the_planted_runs_cross_midnight(built):
@@ -127,12 +133,21 @@ def test_a_later_day_is_judged_from_the_state_carried_in(built):
     _as_if_the_second_day_came_later(spark)
     before = spark.table(STATE).where(f"interval_date < DATE '{SECOND_DAY}'").count()
     _run(dbt, "--select", *MODELS)
-    for table in (STATE, ADVISORIES):
+    for table in (STATE, *JUDGED):
         pd.testing.assert_frame_equal(_frame(spark, table), full[table], check_dtype=False)
     assert spark.table(STATE).where(f"interval_date < DATE '{SECOND_DAY}'").count() == before
     # Running again changes nothing.
     _run(dbt, "--select", *MODELS)
-    pd.testing.assert_frame_equal(_frame(spark, ADVISORIES), full[ADVISORIES], check_dtype=False)
+    for table in JUDGED:
+        pd.testing.assert_frame_equal(_frame(spark, table), full[table], check_dtype=False)
+
+
+def test_the_accounting_rules_fire_on_both_days(built):
+    _, _, full, _ = built
+    accounting = full[ACCOUNTING]
+    for rule_id in ("Q12", "Q13", "APP01"):
+        dates = set(accounting.loc[accounting.rule_id == rule_id, "interval_date"].astype(str))
+        assert SECOND_DAY in dates and any(d < SECOND_DAY for d in dates), (rule_id, dates)
 
 
 def test_a_changed_threshold_re_judges_all_history(built):

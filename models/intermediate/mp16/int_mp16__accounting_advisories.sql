@@ -15,9 +15,25 @@
 -- active in the statistics interval that accounting covers (int_mp16__class_3_accounting_coverage;
 -- an accounting period: the interval holding its middle). A task is named by its connection name
 -- and thread tokens, an accounting period by its start.
+-- Incremental (insert_overwrite by interval_date, the UTC date of the period's or interval's start;
+-- macro file mp16_incremental): a run judges the dates from the first one the loads of queue
+-- statistics, accounting or the queue managers' intervals changed (an accounting record written
+-- after midnight: from the day before), reading the accounting of the day before them too (Q11's
+-- restart phase, a period holding an interval's middle; both shorter than a day). Q12 reads every
+-- period's index type: a queue's WQ blocks may be days old.
 -- Grain: one row per rule x queue manager x queue or task x accounting period (Q12, Q13: statistics
 -- interval) that fires.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+    pre_hook="{{ mp16_drop_judged_dates() }}",
+    post_hook="{{ mp16_record_judgement() }}",
+) }}
+-- depends_on: {{ ref('int_smf__qmgr_intervals') }} (the post-hook reads how far its loads are judged)
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set scope = mp16_judgement_scope(mp16) %}
 {#- The sampling label of a firing, over columns active_queues, accounted_active_queues and
     has_coverage (false: no queue statistics of the interval to measure the coverage against). #}
 {%- set sampling_note -%}
@@ -38,15 +54,28 @@ queue_blocks as (
     where period_start_at is not null
 ),
 
+-- The accounting of the dates judged, and of the day before them as context (bounding the raw
+-- partitions read too: a record's, interval_date, is never before its period's start date).
+judged_queue_blocks as (
+    select * from queue_blocks
+    where
+        {{ mp16_judged_dates(scope, days_before=1) }}
+        and {{ mp16_judged_dates(scope, utc_date('period_start_at'), days_before=1) }}
+),
+
 tasks as (
     select
         *,
         concat(connection_job_name, ':', task_token) as task_name
     from {{ ref('fct_task_accounting') }}
+    where
+        {{ mp16_judged_dates(scope, days_before=1) }}
+        and {{ mp16_judged_dates(scope, utc_date('period_start_at'), days_before=1) }}
 ),
 
 queue_stats as (
     select * from {{ ref('fct_queue_stats') }}
+    where {{ mp16_judged_dates(scope) }}
 ),
 
 segments as (
@@ -55,6 +84,7 @@ segments as (
 
 coverage as (
     select * from {{ ref('int_mp16__class_3_accounting_coverage') }}
+    where {{ mp16_judged_dates(scope, days_before=1) }}
 ),
 
 -- The tasks' latch class 11 (DMCSEGAL) waits, per queue they opened: CF12's corroboration.
@@ -64,7 +94,7 @@ opening_tasks as (
         queue_blocks.queue_name,
         queue_blocks.period_start_at,
         queue_blocks.task_accounting_key
-    from queue_blocks
+    from judged_queue_blocks as queue_blocks
     where queue_blocks.opens > 0
 ),
 
@@ -96,7 +126,7 @@ queue_periods as (
         cast(sum(get_page_set_reads) as double) as page_set_gets,
         cast(sum(opens) as double) as opens,
         cast(sum(opens_without_cf) as double) as opens_without_cf
-    from queue_blocks
+    from judged_queue_blocks
     group by qmgr_name, queue_name, period_start_at
 ),
 
@@ -366,7 +396,7 @@ interval_consumers as (
             order by queue_blocks.gets desc, queue_blocks.task_accounting_key asc
         ) as rank_by_gets
     from queue_stats
-    inner join queue_blocks
+    inner join judged_queue_blocks as queue_blocks
         on
             queue_stats.qmgr_name = queue_blocks.qmgr_name
             and queue_stats.queue_name = queue_blocks.queue_name
@@ -437,13 +467,21 @@ interval_firings as (
     {% endcall %}
 ),
 
-final as (
+firings as (
     select * from queue_firings
     union all
     select * from task_firings
     union all
     select * from interval_firings
+),
+
+final as (
+    select
+        *,
+        {{ utc_date('interval_start_at') }} as interval_date
+    from firings
+    where severity is not null
 )
 
 select * from final
-where severity is not null
+where {{ mp16_judged_dates(scope) }}

@@ -7,8 +7,9 @@
 -- intervals are compared on the aligned grid (var interval_alignment_seconds), so an accounting
 -- period a few milliseconds off its statistics interval does not count in the next one too.
 -- Incremental (insert_overwrite by interval_date): a run recomputes the dates any load changed since
--- (macro select_changed_interval_dates; a late accounting load re-measures its dates too), reading
--- those dates of the queue statistics and all of the accounting, which is a sample and small.
+-- (macro changed_interval_dates; a late accounting load re-measures its dates too), reading those
+-- dates of the queue statistics and of the accounting the days around them (a period overlapping an
+-- interval of the date has its record dated that day, or the day before or after it).
 -- Grain: one row per queue manager x statistics interval of its queue statistics.
 {{ config(
     materialized='incremental',
@@ -16,11 +17,19 @@
     partition_by=['interval_date'],
     on_schema_change='fail',
 ) }}
+{%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
+{%- set accounting_dates -%}
+    interval_date in ({{ dates }}) or date_add(interval_date, 1) in ({{ dates }})
+    or date_sub(interval_date, 1) in ({{ dates }})
+{%- endset %}
 
 with
 
 queue_stats as (
-    {{ select_changed_interval_dates(ref('fct_queue_stats')) }}
+    select * from {{ ref('fct_queue_stats') }}
+    {%- if dates %}
+        where interval_date in ({{ dates }})
+    {%- endif %}
 ),
 
 queue_blocks as (
@@ -30,7 +39,11 @@ queue_blocks as (
         {{ align_timestamp('period_start_at') }} as aligned_period_start_at,
         {{ align_timestamp('period_end_at') }} as aligned_period_end_at
     from {{ ref('fct_queue_accounting') }}
-    where period_start_at is not null
+    where
+        period_start_at is not null
+        {%- if dates %}
+            and ({{ accounting_dates }})
+        {%- endif %}
 ),
 
 task_periods as (
@@ -40,6 +53,9 @@ task_periods as (
         {{ align_timestamp('period_start_at') }} as aligned_period_start_at,
         {{ align_timestamp('period_end_at') }} as aligned_period_end_at
     from {{ ref('fct_task_accounting') }}
+    {%- if dates %}
+        where {{ accounting_dates }}
+    {%- endif %}
 ),
 
 intervals as (

@@ -4,8 +4,18 @@
 -- SVRCONN: the client application), so several client connections of one SVRCONN stay apart;
 -- several instances of the same connection in one interval (a channel restarted, a client
 -- reconnecting) are summed, their settings and extremes taken at the most.
+-- Incremental (insert_overwrite by interval_date, the latest raw partition of the interval's
+-- records): a run rebuilds the dates the loads changed and the day after them, reading the records
+-- of the days around them (one interval's records written on either side of midnight).
 -- Grain: one row per queue manager x channel (name, connection name, remote queue manager) x
 -- accounting interval end.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+) }}
+{%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
 {#- QCSTETMN / QCSTNTMN hold X'8FFFFFFF' when nothing was measured (the layout's meaning). #}
 {%- set no_time = 2415919103 %}
 {%- set sender_types = [1, 2, 9] %}
@@ -14,6 +24,12 @@ with
 
 blocks as (
     select * from {{ ref('stg_smf__qcst') }}
+    {%- if dates %}
+        where
+            interval_date in ({{ dates }})
+            or date_add(interval_date, 1) in ({{ dates }})
+            or date_sub(interval_date, 1) in ({{ dates }})
+    {%- endif %}
 ),
 
 per_channel as (
@@ -59,7 +75,8 @@ per_channel as (
         sum(put_retry_count) as put_retries,
         sum(xmitq_empty_count) as xmitq_empty_count,
         max(tls_cipher_suite_code) > 0 as is_tls,
-        max(loaded_at) as loaded_at
+        max(loaded_at) as loaded_at,
+        max(interval_date) as interval_date
     from blocks
     group by qmgr_name, channel_name, coalesce(conn_name, ''), coalesce(remote_qmgr_name, ''), interval_end_at
 ),
@@ -123,8 +140,12 @@ final as (
         cast(put_retries as bigint) as put_retries,
         cast(xmitq_empty_count as bigint) as xmitq_empty_count,
         coalesce(is_tls, false) as is_tls,
-        loaded_at
+        loaded_at,
+        interval_date
     from with_qsg
 )
 
 select * from final
+{%- if dates %}
+    where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+{%- endif %}

@@ -2,12 +2,27 @@
 -- queue in one accounting period. A block of a 116/1 record belongs to that record's task; a block
 -- of a 116/2 continuation record to the latest 116/1 record of the same task (same queue manager
 -- and task correlator) written at or before it.
+-- Incremental (insert_overwrite by interval_date, the raw partition of the block's record): a run
+-- rebuilds the dates the loads changed and the day after them (a continuation record written after
+-- midnight belongs to a task record written before it), reading the task records of the day before
+-- too.
 -- Grain: one row per WQ block = queue manager x task x accounting period x queue opened (a queue
 -- opened under two names, or twice, has a row per block).
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+) }}
+{%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
+
 with
 
 blocks as (
     select * from {{ ref('stg_smf__wqst') }}
+    {%- if dates %}
+        where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+    {%- endif %}
 ),
 
 tasks as (
@@ -21,6 +36,12 @@ tasks as (
         period_start_at,
         period_end_at
     from {{ ref('stg_smf__wtas') }}
+    {%- if dates %}
+        where
+            interval_date in ({{ dates }})
+            or date_add(interval_date, 1) in ({{ dates }})
+            or date_sub(interval_date, 1) in ({{ dates }})
+    {%- endif %}
 ),
 
 candidates as (
@@ -118,7 +139,8 @@ final as (
         blocks.depth_max,
         blocks.time_on_queue_total_us,
         blocks.time_on_queue_max_us,
-        blocks.loaded_at
+        blocks.loaded_at,
+        blocks.interval_date
     from blocks
     left join task_of_block on blocks.wqst_key = task_of_block.wqst_key
     left join {{ ref('int_smf__qmgr_qsg') }} as qmgr_qsg on blocks.qmgr_name = qmgr_qsg.qmgr_name

@@ -2,11 +2,28 @@
 -- connection's thread) did in one accounting period, with the MQ calls of its WQ blocks summed
 -- (those of its 116/2 continuation records included, fct_queue_accounting). An interval record of a
 -- long-running task covers one accounting interval; an end-of-task record the time since the last.
+-- Incremental (insert_overwrite by interval_date, the raw partition of the 116/1 record): a run
+-- rebuilds the dates the loads changed and the day before them (a continuation record written after
+-- midnight adds its WQ blocks to a task of the day before).
 -- Grain: one row per queue manager x task (correlator) x accounting period (one 116/1 record).
+{{ config(
+    materialized='incremental',
+    incremental_strategy='insert_overwrite',
+    partition_by=['interval_date'],
+    on_schema_change='fail',
+) }}
+{%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
+{%- set rebuilt_dates -%}
+    interval_date in ({{ dates }}) or date_add(interval_date, 1) in ({{ dates }})
+{%- endset %}
+
 with
 
 tasks as (
     select * from {{ ref('stg_smf__wtas') }}
+    {%- if dates %}
+        where {{ rebuilt_dates }}
+    {%- endif %}
 ),
 
 identities as (
@@ -21,7 +38,11 @@ identities as (
         channel_connection_name,
         transaction_user_id
     from {{ ref('stg_smf__wtid') }}
-    where smf_subtype = 1
+    where
+        smf_subtype = 1
+        {%- if dates %}
+            and ({{ rebuilt_dates }})
+        {%- endif %}
 ),
 
 queue_totals as (
@@ -42,7 +63,11 @@ queue_totals as (
         sum(put1_elapsed_us) as put1_elapsed_us,
         count(distinct case when is_shared then cf_structure_name end) as cf_structures_used
     from {{ ref('fct_queue_accounting') }}
-    where task_accounting_key is not null
+    where
+        task_accounting_key is not null
+        {%- if dates %}
+            and ({{ rebuilt_dates }} or date_sub(interval_date, 1) in ({{ dates }}))
+        {%- endif %}
     group by task_accounting_key
 ),
 
@@ -105,7 +130,8 @@ final as (
         + coalesce(queue_totals.persistent_put1s, 0) as persistent_messages,
         coalesce(queue_totals.get_elapsed_us, 0) as get_elapsed_us,
         coalesce(queue_totals.put_elapsed_us, 0) + coalesce(queue_totals.put1_elapsed_us, 0) as put_elapsed_us,
-        tasks.loaded_at
+        tasks.loaded_at,
+        tasks.interval_date
     from tasks
     left join identities
         on tasks.source_file = identities.source_file and tasks.record_offset = identities.record_offset

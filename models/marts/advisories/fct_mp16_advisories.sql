@@ -3,8 +3,9 @@
 -- against the threshold in force, where that threshold comes from (MP16 or engineering judgement),
 -- the MP16 source and the recommended action.
 -- A table rebuilt on every run from the components: advisories are few rows next to the facts they
--- are computed from. The queue rules' component, which reads the largest fact, judges only the days
--- the loads changed (and all history again when a threshold or the site configuration changes).
+-- are computed from. The queue and accounting rules' components, which read the largest fact, judge
+-- only the days the loads changed (and all history again when a threshold or the site configuration
+-- changes).
 -- Grain: one row per rule x object (queue manager + object type + object name) x interval (for
 -- windowed rules, the start of the window judged).
 
