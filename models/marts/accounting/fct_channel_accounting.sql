@@ -9,12 +9,6 @@
 -- of the days around them (one interval's records written on either side of midnight).
 -- Grain: one row per queue manager x channel (name, connection name, remote queue manager) x
 -- accounting interval end.
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    on_schema_change='fail',
-) }}
 {%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
 {#- QCSTETMN / QCSTNTMN hold X'8FFFFFFF' when nothing was measured (the layout's meaning). #}
 {%- set no_time = 2415919103 %}

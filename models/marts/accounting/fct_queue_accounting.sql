@@ -8,12 +8,6 @@
 -- too.
 -- Grain: one row per WQ block = queue manager x task x accounting period x queue opened (a queue
 -- opened under two names, or twice, has a row per block).
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    on_schema_change='fail',
-) }}
 {%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
 
 with

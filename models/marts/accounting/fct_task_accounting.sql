@@ -6,12 +6,6 @@
 -- rebuilds the dates the loads changed and the day before them (a continuation record written after
 -- midnight adds its WQ blocks to a task of the day before).
 -- Grain: one row per queue manager x task (correlator) x accounting period (one 116/1 record).
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    on_schema_change='fail',
-) }}
 {%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
 {%- set rebuilt_dates -%}
     interval_date in ({{ dates }}) or date_add(interval_date, 1) in ({{ dates }})
