@@ -1,5 +1,6 @@
 {#- For incremental facts: the interval dates that loads since the fact was last built added rows to
-    (the loader's smf_load_dates, newer than the newest loaded_at already in the fact). The fact then
+    (the loader's smf_load_dates, newer than the newest loaded_at already in the fact: macro
+    built_loaded_through_micros). The fact then
     recomputes exactly those dates in full and insert_overwrite replaces their partitions, so a new
     day does not rebuild history and a rerun (or a reload of the same files, which adds no raw rows)
     changes nothing. The dates are the raw tables' partitions (interval_date, which the staging models
@@ -7,9 +8,7 @@
 {% macro changed_interval_dates(relation, date_column='interval_date') -%}
     select distinct changed.interval_date
     from {{ source('smf_raw', 'smf_load_dates') }} as changed
-    where changed.rows_added > 0 and changed.loaded_at > (
-        select coalesce(max(built.loaded_at), timestamp '1900-01-01 00:00:00') from {{ this }} as built
-    )
+    where changed.rows_added > 0 and unix_micros(changed.loaded_at) > {{ built_loaded_through_micros() }}
 {%- endmacro %}
 
 {#- The interval dates changed since the model was last built (changed_interval_dates) as a SQL list
@@ -21,10 +20,19 @@
 {% macro changed_interval_date_literals(relation) -%}
     {%- set dates = [] -%}
     {%- if execute -%}
-        {%- for row in run_query(
-            'select cast(interval_date as string) from (' ~ changed_interval_dates(relation) ~ ') order by 1'
-        ) if row[0] -%}
-            {%- do dates.append("date '" ~ row[0] ~ "'") -%}
+        {%- set cache_key = 'mqsmf_changed_dates_' ~ invocation_id ~ '_' ~ this -%}
+        {%- if cache_key not in graph -%}
+            {%- set found = [] -%}
+            {%- for row in run_query(
+                'select cast(interval_date as string) from (' ~ changed_interval_dates(relation) ~ ') order by 1'
+            ) if row[0] -%}
+                {%- do found.append(row[0]) -%}
+            {%- endfor -%}
+            {%- do graph.update({cache_key: found}) -%}
+            {%- do remember_rebuilt_from(found[0] if found else none) -%}
+        {%- endif -%}
+        {%- for day in graph[cache_key] -%}
+            {%- do dates.append("date '" ~ day ~ "'") -%}
         {%- endfor -%}
     {%- endif -%}
     {{- dates | join(', ') if dates else 'null' -}}
@@ -42,8 +50,8 @@
 
 {#- For an incremental model whose rows carry state from earlier intervals (runs of consecutive
     intervals, a last known value): the first interval date that loads of raw table `table_name` (or
-    of any of a list of them) added rows to since `since` (a SQL timestamp; default: the newest loaded_at
-    already in the model), as 'YYYY-MM-DD'; none on a first build or full refresh, and when nothing
+    of any of a list of them) added rows to since `since` (a SQL timestamp; default: the newest
+    loaded_at already in the model, built_loaded_through_micros), as 'YYYY-MM-DD'; none on a first build or full refresh, and when nothing
     changed. A table named in `days_earlier` ({table_name: days}) counts a date as that many days
     earlier (its rows affect results dated before their own date). The model then recomputes every
     date from that one on, carrying each object's state in from its last row before it: a day loaded
@@ -57,9 +65,8 @@
     {%- for name in table_names or [] -%}
         {%- do quoted_names.append(mqsmf_sql_string(name)) -%}
     {%- endfor -%}
-    {%- set since = since or (
-        "(select coalesce(max(built.loaded_at), timestamp '1900-01-01 00:00:00') from " ~ this ~ " as built)"
-    ) -%}
+    {%- set own_progress = since is none -%}
+    {%- set since = since or 'timestamp_micros(' ~ built_loaded_through_micros() ~ ')' -%}
     {%- set changed_date = namespace(sql='changed.interval_date') -%}
     {%- if days_earlier -%}
         {%- set cases = [] -%}
@@ -76,5 +83,8 @@
         ~ " as changed where changed.rows_added > 0 and changed.loaded_at > " ~ since
         ~ (" and changed.table_name in (" ~ quoted_names | join(', ') ~ ")" if table_names else "")
     ) -%}
+    {%- if own_progress -%}
+        {%- do remember_rebuilt_from(rows[0][0]) -%}
+    {%- endif -%}
     {{ return(rows[0][0]) }}
 {%- endmacro %}
