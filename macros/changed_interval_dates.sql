@@ -31,11 +31,9 @@
             {%- do graph.update({cache_key: found}) -%}
             {%- do remember_rebuilt_from(found[0] if found else none) -%}
         {%- endif -%}
-        {%- for day in graph[cache_key] -%}
-            {%- do dates.append("date '" ~ day ~ "'") -%}
-        {%- endfor -%}
+        {%- do dates.extend(graph[cache_key]) -%}
     {%- endif -%}
-    {{- dates | join(', ') if dates else 'null' -}}
+    {{- sql_date_literals(dates) -}}
 {%- endmacro %}
 
 {#- An incremental fact's input: every row of the relation on a first build or a full refresh, else

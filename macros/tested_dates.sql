@@ -34,9 +34,9 @@
         ) -%}
         {%- set dates = [] -%}
         {%- for row in rows if row[0] -%}
-            {%- do dates.append("date '" ~ row[0] ~ "'") -%}
+            {%- do dates.append(row[0]) -%}
         {%- endfor -%}
-        {%- do graph.update({cache_key: 'interval_date in (' ~ (dates | join(', ') if dates else 'null') ~ ')'}) -%}
+        {%- do graph.update({cache_key: 'interval_date in (' ~ sql_date_literals(dates) ~ ')'}) -%}
     {%- endif -%}
     {{ return(graph[cache_key]) }}
 {%- endmacro %}

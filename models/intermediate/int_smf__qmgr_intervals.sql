@@ -36,11 +36,7 @@ statistics_records as (
         where
             interval_start_at is not null
             {%- if dates %}
-                and (
-                    interval_date in ({{ dates }})
-                    or date_add(interval_date, 1) in ({{ dates }})
-                    or date_sub(interval_date, 1) in ({{ dates }})
-                )
+                and {{ interval_dates_near(dates, days_before=1, days_after=1) }}
             {%- endif %}
         {%- if not loop.last %}
             union all
@@ -77,5 +73,5 @@ final as (
 
 select * from final
 {%- if dates %}
-    where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+    where {{ interval_dates_near(dates, days_after=1) }}
 {%- endif %}

@@ -18,10 +18,6 @@
     on_schema_change='fail',
 ) }}
 {%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
-{%- set accounting_dates -%}
-    interval_date in ({{ dates }}) or date_add(interval_date, 1) in ({{ dates }})
-    or date_sub(interval_date, 1) in ({{ dates }})
-{%- endset %}
 
 with
 
@@ -42,7 +38,7 @@ queue_blocks as (
     where
         period_start_at is not null
         {%- if dates %}
-            and ({{ accounting_dates }})
+            and {{ interval_dates_near(dates, days_before=1, days_after=1) }}
         {%- endif %}
 ),
 
@@ -54,7 +50,7 @@ task_periods as (
         {{ align_timestamp('period_end_at') }} as aligned_period_end_at
     from {{ ref('fct_task_accounting') }}
     {%- if dates %}
-        where {{ accounting_dates }}
+        where {{ interval_dates_near(dates, days_before=1, days_after=1) }}
     {%- endif %}
 ),
 

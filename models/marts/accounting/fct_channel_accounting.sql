@@ -19,10 +19,7 @@ with
 blocks as (
     select * from {{ ref('stg_smf__qcst') }}
     {%- if dates %}
-        where
-            interval_date in ({{ dates }})
-            or date_add(interval_date, 1) in ({{ dates }})
-            or date_sub(interval_date, 1) in ({{ dates }})
+        where {{ interval_dates_near(dates, days_before=1, days_after=1) }}
     {%- endif %}
 ),
 
@@ -141,5 +138,5 @@ final as (
 
 select * from final
 {%- if dates %}
-    where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+    where {{ interval_dates_near(dates, days_after=1) }}
 {%- endif %}

@@ -15,7 +15,7 @@ with
 blocks as (
     select * from {{ ref('stg_smf__wqst') }}
     {%- if dates %}
-        where interval_date in ({{ dates }}) or date_sub(interval_date, 1) in ({{ dates }})
+        where {{ interval_dates_near(dates, days_after=1) }}
     {%- endif %}
 ),
 
@@ -31,10 +31,7 @@ tasks as (
         period_end_at
     from {{ ref('stg_smf__wtas') }}
     {%- if dates %}
-        where
-            interval_date in ({{ dates }})
-            or date_add(interval_date, 1) in ({{ dates }})
-            or date_sub(interval_date, 1) in ({{ dates }})
+        where {{ interval_dates_near(dates, days_before=1, days_after=1) }}
     {%- endif %}
 ),
 

@@ -7,16 +7,13 @@
 -- midnight adds its WQ blocks to a task of the day before).
 -- Grain: one row per queue manager x task (correlator) x accounting period (one 116/1 record).
 {%- set dates = changed_interval_date_literals(this) if is_incremental() else none %}
-{%- set rebuilt_dates -%}
-    interval_date in ({{ dates }}) or date_add(interval_date, 1) in ({{ dates }})
-{%- endset %}
 
 with
 
 tasks as (
     select * from {{ ref('stg_smf__wtas') }}
     {%- if dates %}
-        where {{ rebuilt_dates }}
+        where {{ interval_dates_near(dates, days_before=1) }}
     {%- endif %}
 ),
 
@@ -35,7 +32,7 @@ identities as (
     where
         smf_subtype = 1
         {%- if dates %}
-            and ({{ rebuilt_dates }})
+            and {{ interval_dates_near(dates, days_before=1) }}
         {%- endif %}
 ),
 
@@ -60,7 +57,7 @@ queue_totals as (
     where
         task_accounting_key is not null
         {%- if dates %}
-            and ({{ rebuilt_dates }} or date_sub(interval_date, 1) in ({{ dates }}))
+            and {{ interval_dates_near(dates, days_before=1, days_after=1) }}
         {%- endif %}
     group by task_accounting_key
 ),
