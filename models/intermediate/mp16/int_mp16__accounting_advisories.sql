@@ -23,14 +23,6 @@
 -- period's index type: a queue's WQ blocks may be days old.
 -- Grain: one row per rule x queue manager x queue or task x accounting period (Q12, Q13: statistics
 -- interval) that fires.
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    on_schema_change='fail',
-    pre_hook="{{ mp16_drop_judged_dates() }}",
-    post_hook="{{ mp16_record_judgement() }}",
-) }}
 -- depends_on: {{ ref('int_smf__qmgr_intervals') }} (the post-hook reads how far its loads are judged)
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set scope = mp16_judgement_scope(mp16) %}

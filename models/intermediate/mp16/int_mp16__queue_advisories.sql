@@ -16,14 +16,6 @@
 -- dates from the first one the QQST loads changed; a changed threshold or site configuration judges
 -- all history again.
 -- Grain: one row per rule x queue manager x queue (Q02: x buffer pool) x interval that fires.
-{{ config(
-    materialized='incremental',
-    incremental_strategy='insert_overwrite',
-    partition_by=['interval_date'],
-    on_schema_change='fail',
-    pre_hook="{{ mp16_drop_judged_dates() }}",
-    post_hook="{{ mp16_record_judgement() }}",
-) }}
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set scope = mp16_judgement_scope(mp16) %}
 
