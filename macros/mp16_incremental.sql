@@ -53,7 +53,7 @@
         counted days earlier (first_changed_interval_date's days_earlier);
       through: the inputs whose newest loaded_at says how far the loads are judged (together they
         hold rows of every table of `loads`), each with the date column that bounds the read to the
-        dates judged (none: read whole; small inputs).
+        dates judged (every input is partitioned by it).
     Accounting (SMF 116) records are dated by when they are written, the end of their period: a
     record written after midnight judges the day before too (its period's start, or a statistics
     interval whose middle its period holds). int_smf__qmgr_intervals' tables give Q11 its restart
@@ -70,7 +70,7 @@
                 'days_earlier': {'wqst': 1, 'wtas': 1},
             },
             'through': [
-                ('fct_queue_accounting', none), ('fct_task_accounting', none),
+                ('fct_queue_accounting', 'interval_date'), ('fct_task_accounting', 'interval_date'),
                 ('int_mp16__class_3_accounting_coverage', 'interval_date'), ('int_smf__qmgr_intervals', 'interval_date'),
             ],
         },
@@ -153,7 +153,7 @@
             {%- for input_name, date_column in mp16_judgement_inputs(this.identifier)['through'] -%}
                 {%- do newest.append(
                     'select max(loaded_at) as loaded_at from ' ~ ref(input_name)
-                    ~ (' where ' ~ mp16_judged_dates(scope, date_column) if date_column else '')
+                    ~ ' where ' ~ mp16_judged_dates(scope, date_column)
                 ) -%}
             {%- endfor -%}
             {%- set through = run_query(
