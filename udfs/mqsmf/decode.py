@@ -37,6 +37,7 @@ from .layouts import U64_TYPE, Layout, header_layout, layouts
 
 TYPED, RAW = "typed", "raw"
 _GATHER_ROWS = 16384  # rows gathered at once: bounds the index array's memory
+_CUT_LENGTHS_ZEROED_APART = 16  # distinct instance lengths whose tails gather zeroes one by one
 # STATIME and ACCTIME are at most 1440 minutes: a longer QWHSDURN is damage, and its end would be
 # beyond any timestamp Arrow can turn into a datetime. Such an interval has no end (NULL).
 MAX_INTERVAL_US = 1440 * 60 * 1_000_000
@@ -63,13 +64,41 @@ def gather(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -
     """Bytes ``[start, start + size)`` of every instance as an ``(n, size)`` uint8 array; bytes at
     or beyond ``avail`` read as zero."""
     n = len(starts)
-    out = np.empty((n, size), dtype=np.uint8)
+    if n == 0 or size == 0 or size > len(rb.buf):
+        return _gather_indexed(rb, starts, avail, size, np.arange(n))
+    # Each instance is a row of a sliding window over the buffer: one row copy each, not an index
+    # array of eight bytes per byte. Bytes past an instance's end are then zeroed; only an instance
+    # whose window would run off the buffer's end takes the indexed way.
+    in_buffer = starts + size <= len(rb.buf)
+    if in_buffer.all():
+        out = np.lib.stride_tricks.sliding_window_view(rb.buf, size)[starts]
+    else:
+        out = np.empty((n, size), dtype=np.uint8)
+        out[in_buffer] = np.lib.stride_tricks.sliding_window_view(rb.buf, size)[starts[in_buffer]]
+        off_end = np.flatnonzero(~in_buffer)
+        out[off_end] = _gather_indexed(rb, starts[off_end], avail[off_end], size, np.arange(len(off_end)))
+    cut = np.flatnonzero((avail < size) & in_buffer)
+    lengths = np.unique(avail[cut])
+    if len(lengths) <= _CUT_LENGTHS_ZEROED_APART:
+        # Instances of one structure are cut at few lengths (one per release): zero each length's
+        # tail as one slice, cheaper than a byte mask.
+        for length in lengths:
+            out[cut[avail[cut] == length], max(int(length), 0) :] = 0
+    else:
+        rows = out[cut]
+        rows[np.arange(size)[None, :] >= avail[cut, None]] = 0
+        out[cut] = rows
+    return out
+
+
+def _gather_indexed(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int, rows) -> np.ndarray:
+    out = np.empty((len(rows), size), dtype=np.uint8)
     cols = np.arange(size, dtype=np.int64)
-    for lo in range(0, n, _GATHER_ROWS):
-        hi = min(n, lo + _GATHER_ROWS)
-        idx = starts[lo:hi, None] + cols[None, :]
-        np.copyto(idx, rb.pad, where=cols[None, :] >= avail[lo:hi, None])
-        out[lo:hi] = rb.buf[idx]
+    for lo in range(0, len(rows), _GATHER_ROWS):
+        part = rows[lo : lo + _GATHER_ROWS]
+        idx = starts[part, None] + cols[None, :]
+        np.copyto(idx, rb.pad, where=cols[None, :] >= avail[part, None])
+        out[part] = rb.buf[idx]
     return out
 
 
