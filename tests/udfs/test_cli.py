@@ -203,7 +203,7 @@ def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
         for folder in ("models", "macros", "seeds", "tests/dbt")
         for p in (root / folder).rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
-    } | {Path("dbt_project.yml"), Path("profiles/profiles.yml")}
+    } | {Path("dbt_project.yml"), Path("profiles/profiles.yml"), Path("profiles/spark-log4j2.properties")}
     written = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
     assert written == expected
     assert all((dest / rel).read_bytes() == (root / rel).read_bytes() for rel in expected)

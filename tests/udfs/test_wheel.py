@@ -29,6 +29,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from .spark_log import spark_noise
+
 pytestmark = [pytest.mark.slow, pytest.mark.spark]
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,6 +200,8 @@ def test_the_spark_extra_alone_can_load(wheel, tmp_path):
         timeout=900,
     )
     assert done.returncode == 0, done.stderr[-4000:]
+    # The project mqsmf init wrote keeps Spark's log out of the terminal (its profile names the config).
+    assert not spark_noise(done.stderr)
     summary = json.loads(done.stdout)
     manifest = json.loads((tmp_path / "proj" / "day.dat.manifest.json").read_text())
     assert summary["rows_inserted"]["QQST"] == manifest["counts"]["instances"]["QQST"]

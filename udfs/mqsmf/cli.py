@@ -445,8 +445,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(e.code or 0)
     quiet, verbose = bool(getattr(args, "quiet", False)), bool(getattr(args, "verbose", False))
     _configure_logging(quiet, verbose)
-    if verbose:  # Spark's own warnings too (its JVM reads this at start: mqsmf.spark.session)
-        os.environ.setdefault("MQSMF_SPARK_LOG_LEVEL", "warn")
+    if verbose:  # Spark's own warnings too (the profile gives its JVM this level at start)
+        from .spark.session import LOG_LEVEL_ENV
+
+        os.environ.setdefault(LOG_LEVEL_ENV, "warn")
     name = f"mqsmf {args.command}"
     # --json: the JSON alone on stdout; everything else a command prints goes to stderr.
     # --quiet: everything a command prints on stdout goes nowhere (errors still on stderr).

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 # What makes the dbt project, relative to its root: files and whole folders.
-PROJECT_FILES = ("dbt_project.yml", "profiles/profiles.yml")
+PROJECT_FILES = ("dbt_project.yml", "profiles/profiles.yml", "profiles/spark-log4j2.properties")
 PROJECT_FOLDERS = ("models", "macros", "seeds", "tests/dbt")
 PACKAGED_DIR = "dbt_project"  # inside the installed package
 

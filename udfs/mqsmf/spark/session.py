@@ -12,8 +12,8 @@ metastore. Environment:
 - ``MQSMF_WAREHOUSE_DIR``: folder of ``spark-warehouse/``, ``metastore_db/`` and ``derby.log``;
   default ``<project>/warehouse`` (see ``mqsmf.warehouse``). Tests point it at a temporary folder.
 - ``MQSMF_SPARK_LOG_LEVEL``: what Spark's JVM logs to the terminal (default ``error``; ``warn``,
-  ``info``, ...): its log4j2 configuration (``log4j2.properties`` here) is given at JVM start, so
-  start-up noise follows it too.
+  ``info``, ...): the profile gives the JVM its log4j2 configuration (``profiles/spark-log4j2.
+  properties``) and this level at start, so start-up noise follows it too, under dbt as here.
 - ``PYSPARK_PYTHON``: the Python of Spark's workers (which import the data source); default: this
   interpreter.
 - ``MQSMF_SPARK_MASTER``: where the session's application runs (default ``local[*]``), e.g. the
@@ -35,7 +35,7 @@ LOCAL_TARGET = "local"
 DBT_FORCED = {"spark.sql.ansi.enabled": "false"}
 # Spark parameters of an application on a cluster, from the environment (see the module doc).
 LOG_LEVEL_ENV = "MQSMF_SPARK_LOG_LEVEL"
-DEFAULT_LOG_LEVEL = "error"
+LOG_LEVEL_OPTION = "-Dmqsmf.spark.log.level="  # in the profile's spark.driver.extraJavaOptions
 CLUSTER_APP_ENV = {"MQSMF_PY_FILES": "spark.submit.pyFiles", "MQSMF_EXECUTOR_MEMORY": "spark.executor.memory"}
 
 
@@ -95,21 +95,15 @@ def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
         # put the shipped files, fetched into each executor's working folder, on its Python path too.
         shipped = [os.path.basename(p) for p in app["spark.submit.pyFiles"].split(",") if p]
         app["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(shipped)
-    conf = {**conf, **app, **DBT_FORCED}
-    conf["spark.driver.extraJavaOptions"] = " ".join(
-        filter(None, [conf.get("spark.driver.extraJavaOptions"), *log_java_options()])
-    )
-    return conf
+    return {**conf, **app, **DBT_FORCED}
 
 
-def log_level() -> str:
-    return (os.environ.get(LOG_LEVEL_ENV) or DEFAULT_LOG_LEVEL).strip().lower()
-
-
-def log_java_options() -> list[str]:
-    """JVM options that make Spark log at :func:`log_level` from its very start."""
-    config = Path(__file__).with_name("log4j2.properties")
-    return [f"-Dlog4j2.configurationFile={config.as_uri()}", f"-Dmqsmf.spark.log.level={log_level()}"]
+def log_level(conf: dict[str, str]) -> str | None:
+    """The level the profile gives Spark's log (None if it gives none)."""
+    for option in conf.get("spark.driver.extraJavaOptions", "").split():
+        if option.startswith(LOG_LEVEL_OPTION):
+            return option.removeprefix(LOG_LEVEL_OPTION).strip().lower()
+    return None
 
 
 def local_session(project_dir: str | os.PathLike | None = None):
@@ -121,9 +115,12 @@ def local_session(project_dir: str | os.PathLike | None = None):
     os.environ["MQSMF_PROJECT_DIR"] = str(root)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warehouse_dir(root).mkdir(parents=True, exist_ok=True)
+    conf = local_conf(root)
     builder = SparkSession.builder.enableHiveSupport()
-    for key, value in local_conf(root).items():
+    for key, value in conf.items():
         builder = builder.config(key, value)
     session = builder.getOrCreate()
-    session.sparkContext.setLogLevel(log_level().upper())  # also for a session started elsewhere
+    level = log_level(conf)
+    if level:  # also for a session started elsewhere
+        session.sparkContext.setLogLevel(level.upper())
     return session
