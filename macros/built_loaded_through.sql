@@ -12,26 +12,25 @@
     else (a table built before the property existed) the newest loaded_at of its rows. Read once per
     model and dbt invocation. -#}
 {% macro built_loaded_through_micros() -%}
-    {%- if not execute -%}
-        {{ return(0) }}
-    {%- endif -%}
-    {%- set cache_key = 'mqsmf_built_loaded_through_' ~ invocation_id ~ '_' ~ this -%}
+    {{ return(built_loaded_through()['micros'] if execute else 0) }}
+{%- endmacro %}
+
+{#- {'micros': built_loaded_through_micros(), 'recorded': whether the table property holds it}. -#}
+{% macro built_loaded_through() -%}
+    {%- set cache_key = invocation_cache_key('built_loaded_through') -%}
     {%- if cache_key not in graph -%}
         {%- set recorded = mqsmf_table_properties(this).get(built_loaded_through_property()) -%}
-        {%- do graph.update({cache_key ~ '_recorded': recorded is not none}) -%}
-        {%- if recorded is none -%}
-            {%- set recorded = run_query(
-                'select coalesce(max(unix_micros(loaded_at)), 0) from ' ~ this
-            )[0][0] -%}
-        {%- endif -%}
-        {%- do graph.update({cache_key: recorded | int}) -%}
+        {%- set micros = recorded if recorded is not none else run_query(
+            'select coalesce(max(unix_micros(loaded_at)), 0) from ' ~ this
+        )[0][0] -%}
+        {%- do graph.update({cache_key: {'micros': micros | int, 'recorded': recorded is not none}}) -%}
     {%- endif -%}
     {{ return(graph[cache_key]) }}
 {%- endmacro %}
 
 {#- Keeps, for the post-hook, the first interval date this run rebuilds ('YYYY-MM-DD'; none: none). -#}
 {% macro remember_rebuilt_from(first_date) -%}
-    {%- do graph.update({'mqsmf_rebuilt_from_' ~ invocation_id ~ '_' ~ this: first_date}) -%}
+    {%- do graph.update({invocation_cache_key('rebuilt_from'): first_date}) -%}
 {%- endmacro %}
 
 {#- Post-hook of every model (dbt_project.yml): for a model that rebuilt the dates changed since its
@@ -40,17 +39,16 @@
     changed; a run that dies before it leaves the old value, so the next run rebuilds those dates
     again. -#}
 {% macro record_built_loaded_through() -%}
-    {%- set rebuilt_key = 'mqsmf_rebuilt_from_' ~ invocation_id ~ '_' ~ this -%}
-    {%- if execute and graph.get(rebuilt_key) -%}
-        {%- set before = built_loaded_through_micros() -%}
+    {%- set rebuilt_from = graph.get(invocation_cache_key('rebuilt_from')) if execute else none -%}
+    {%- if rebuilt_from -%}
+        {%- set before = built_loaded_through() -%}
         {%- set newest = run_query(
             'select coalesce(max(unix_micros(loaded_at)), 0) from ' ~ this
-            ~ " where interval_date >= date '" ~ graph[rebuilt_key] ~ "'"
+            ~ " where interval_date >= date '" ~ rebuilt_from ~ "'"
         )[0][0] | int -%}
-        {%- set recorded = graph['mqsmf_built_loaded_through_' ~ invocation_id ~ '_' ~ this ~ '_recorded'] -%}
-        {%- if newest > before or not recorded %}
+        {%- if newest > before['micros'] or not before['recorded'] %}
             alter table {{ this }} set tblproperties (
-                '{{ built_loaded_through_property() }}' = '{{ [newest, before] | max }}'
+                '{{ built_loaded_through_property() }}' = '{{ [newest, before['micros']] | max }}'
             )
         {%- endif -%}
     {%- endif -%}

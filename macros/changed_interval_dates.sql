@@ -20,7 +20,7 @@
 {% macro changed_interval_date_literals(relation) -%}
     {%- set dates = [] -%}
     {%- if execute -%}
-        {%- set cache_key = 'mqsmf_changed_dates_' ~ invocation_id ~ '_' ~ this -%}
+        {%- set cache_key = invocation_cache_key('changed_dates') -%}
         {%- if cache_key not in graph -%}
             {%- set found = [] -%}
             {%- for row in run_query(

@@ -10,9 +10,10 @@
     mp16_rules with var mp16_thresholds), the site-configuration seeds and vars, the interval
     alignment. When it changes, the next run judges all history again, as the table models do. -#}
 
-{#- Names of the table properties that keep the judgement's progress. -#}
+{#- Names of the table properties that keep the judgement's progress (the newest loaded_at judged, in
+    epoch microseconds, like built_loaded_through_property: whatever the session time zone). -#}
 {% macro mp16_judgement_properties() -%}
-    {{ return({'through': 'mqsmf.judged_loaded_through', 'configuration': 'mqsmf.judged_configuration'}) }}
+    {{ return({'through': 'mqsmf.judged_loaded_through_micros', 'configuration': 'mqsmf.judged_configuration'}) }}
 {%- endmacro %}
 
 {#- Vars of the site configuration (macro mp16_site_config's var_name arguments). -#}
@@ -90,7 +91,7 @@
     {%- if not (execute and is_incremental()) -%}
         {{ return({'all': true}) }}
     {%- endif -%}
-    {%- set cache_key = 'mqsmf_mp16_judgement_scope_' ~ invocation_id ~ '_' ~ this -%}
+    {%- set cache_key = invocation_cache_key('mp16_judgement_scope') -%}
     {%- if cache_key not in graph -%}
         {%- set properties = mqsmf_table_properties(this) -%}
         {%- set names = mp16_judgement_properties() -%}
@@ -100,7 +101,7 @@
         {%- else -%}
             {%- set loads = mp16_judgement_inputs(this.identifier)['loads'] -%}
             {%- do graph.update({cache_key: {'all': false, 'first_date': first_changed_interval_date(
-                loads['table_name'], "timestamp '" ~ through ~ "'", loads['days_earlier']
+                loads['table_name'], 'timestamp_micros(' ~ through | int ~ ')', loads['days_earlier']
             )}}) -%}
         {%- endif -%}
     {%- endif -%}
@@ -152,12 +153,12 @@
             {%- set newest = [] -%}
             {%- for input_name, date_column in mp16_judgement_inputs(this.identifier)['through'] -%}
                 {%- do newest.append(
-                    'select max(loaded_at) as loaded_at from ' ~ ref(input_name)
+                    'select max(unix_micros(loaded_at)) as loaded_at_micros from ' ~ ref(input_name)
                     ~ ' where ' ~ mp16_judged_dates(scope, date_column)
                 ) -%}
             {%- endfor -%}
             {%- set through = run_query(
-                'select cast(max(loaded_at) as string) from (' ~ newest | join(' union all ') ~ ')'
+                'select max(loaded_at_micros) from (' ~ newest | join(' union all ') ~ ')'
             )[0][0] -%}
         {%- endif -%}
         {%- set names = mp16_judgement_properties() %}

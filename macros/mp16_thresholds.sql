@@ -15,7 +15,7 @@
     renders. -#}
 {% macro mp16_rule_parameters() %}
     {%- set seed_relation = ref('mp16_rules') -%}
-    {%- set cache_key = 'mqsmf_mp16_rule_parameters_' ~ invocation_id -%}
+    {%- set cache_key = invocation_cache_key('mp16_rule_parameters', per_model=false) -%}
     {%- if execute and cache_key in graph -%}
         {{ return(graph[cache_key]) }}
     {%- endif -%}

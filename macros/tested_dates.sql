@@ -23,7 +23,7 @@
     {%- endif -%}
     {#- Looked up once per dbt invocation, by the first test that needs it (after the on-run-start
         load): `graph` is the invocation's one manifest graph, shared by every node. -#}
-    {%- set cache_key = 'mqsmf_recently_loaded_dates_' ~ invocation_id -%}
+    {%- set cache_key = invocation_cache_key('recently_loaded_dates', per_model=false) -%}
     {%- if cache_key not in graph -%}
         {%- set load_dates = source('smf_raw', 'smf_load_dates') -%}
         {%- set rows = run_query(

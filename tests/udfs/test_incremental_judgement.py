@@ -66,7 +66,7 @@ def built(spark, dbt, tmp_path_factory):
 
 def _as_if_the_second_day_came_later(spark) -> None:
     dates = f"{RAW}.smf_load_dates"
-    first_load = spark.sql(f"SELECT CAST(MIN(loaded_at) AS STRING) FROM {dates}").collect()[0][0]
+    first_load = spark.sql(f"SELECT unix_micros(MIN(loaded_at)) FROM {dates}").collect()[0][0]
     columns = [f"`{c}`" for c in spark.table(dates).columns]
     later = [
         f"CASE WHEN interval_date = DATE '{SECOND_DAY}' THEN loaded_at + INTERVAL 1 HOUR ELSE loaded_at END"
@@ -80,7 +80,7 @@ def _as_if_the_second_day_came_later(spark) -> None:
     for table in (STATE, *JUDGED):
         spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (interval_date = DATE '{SECOND_DAY}')")
     for table in JUDGED:
-        spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('mqsmf.judged_loaded_through' = '{first_load}')")
+        spark.sql(f"ALTER TABLE {table} SET TBLPROPERTIES ('mqsmf.judged_loaded_through_micros' = '{first_load}')")
 
 
 def test_the_planted_runs_cross_midnight(built):
