@@ -63,20 +63,19 @@ class RecordBuffer:
 def gather(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -> np.ndarray:
     """Bytes ``[start, start + size)`` of every instance as an ``(n, size)`` uint8 array; bytes at
     or beyond ``avail`` read as zero."""
-    n = len(starts)
-    if n == 0 or size == 0 or size > len(rb.buf):
-        return _gather_indexed(rb, starts, avail, size, np.arange(n))
+    if len(starts) == 0 or size == 0 or size > len(rb.buf):
+        return _gather_indexed(rb, starts, avail, size)
     # Each instance is a row of a sliding window over the buffer: one row copy each, not an index
     # array of eight bytes per byte. Bytes past an instance's end are then zeroed; only an instance
     # whose window would run off the buffer's end takes the indexed way.
+    windows = np.lib.stride_tricks.sliding_window_view(rb.buf, size)
     in_buffer = starts + size <= len(rb.buf)
     if in_buffer.all():
-        out = np.lib.stride_tricks.sliding_window_view(rb.buf, size)[starts]
+        out = windows[starts]
     else:
-        out = np.empty((n, size), dtype=np.uint8)
-        out[in_buffer] = np.lib.stride_tricks.sliding_window_view(rb.buf, size)[starts[in_buffer]]
-        off_end = np.flatnonzero(~in_buffer)
-        out[off_end] = _gather_indexed(rb, starts[off_end], avail[off_end], size, np.arange(len(off_end)))
+        out = np.empty((len(starts), size), dtype=np.uint8)
+        out[in_buffer] = windows[starts[in_buffer]]
+        out[~in_buffer] = _gather_indexed(rb, starts[~in_buffer], avail[~in_buffer], size)
     cut = np.flatnonzero((avail < size) & in_buffer)
     lengths = np.unique(avail[cut])
     if len(lengths) <= _CUT_LENGTHS_ZEROED_APART:
@@ -91,14 +90,16 @@ def gather(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -
     return out
 
 
-def _gather_indexed(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int, rows) -> np.ndarray:
-    out = np.empty((len(rows), size), dtype=np.uint8)
+def _gather_indexed(rb: RecordBuffer, starts: np.ndarray, avail: np.ndarray, size: int) -> np.ndarray:
+    """:func:`gather` through an index array per byte (missing bytes index the buffer's zero pad)."""
+    n = len(starts)
+    out = np.empty((n, size), dtype=np.uint8)
     cols = np.arange(size, dtype=np.int64)
-    for lo in range(0, len(rows), _GATHER_ROWS):
-        part = rows[lo : lo + _GATHER_ROWS]
-        idx = starts[part, None] + cols[None, :]
-        np.copyto(idx, rb.pad, where=cols[None, :] >= avail[part, None])
-        out[part] = rb.buf[idx]
+    for lo in range(0, n, _GATHER_ROWS):
+        hi = min(n, lo + _GATHER_ROWS)
+        idx = starts[lo:hi, None] + cols[None, :]
+        np.copyto(idx, rb.pad, where=cols[None, :] >= avail[lo:hi, None])
+        out[lo:hi] = rb.buf[idx]
     return out
 
 
