@@ -150,6 +150,35 @@ def test_the_accounting_rules_fire_on_both_days(built):
         assert SECOND_DAY in dates and any(d < SECOND_DAY for d in dates), (rule_id, dates)
 
 
+def test_q12_takes_each_intervals_index_type_as_of_its_end(built):
+    """Q12 fires for a private queue's interval whose newest accounting period started before the
+    interval ended says indexed, at the seed's depth threshold: recounted with pandas' as-of merge."""
+    spark, _, full, _ = built
+    (threshold,) = spark.sql(f"SELECT info_threshold FROM {SCHEMA}_seeds.mp16_rules WHERE rule_id = 'Q12'").first()
+    stats = spark.table(f"{MARTS}.fct_queue_stats").where("NOT is_shared AND depth_current IS NOT NULL").toPandas()
+    periods = (
+        spark.table(f"{MARTS}.fct_queue_accounting")
+        .where("period_start_at IS NOT NULL")
+        .groupBy("qmgr_name", "queue_name", "period_start_at")
+        .agg({"index_type_code": "max"})
+        .withColumnRenamed("max(index_type_code)", "index_type_code")
+        .toPandas()
+    )
+    as_of = pd.merge_asof(
+        stats.sort_values("interval_end_at"),
+        periods.sort_values("period_start_at"),
+        left_on="interval_end_at",
+        right_on="period_start_at",
+        by=["qmgr_name", "queue_name"],
+        allow_exact_matches=False,  # a period starting at the interval's end is not before it
+    )
+    fired = as_of[(as_of.index_type_code > 0) & (as_of.depth_current >= float(threshold))]
+    expected = sorted(zip(fired.qmgr_name, fired.queue_name, fired.interval_start_at, strict=True))
+    q12 = full[ACCOUNTING].query("rule_id == 'Q12'")
+    assert expected
+    assert sorted(zip(q12.qmgr_name, q12.object_name, q12.interval_start_at, strict=True)) == expected
+
+
 def test_a_changed_threshold_re_judges_all_history(built):
     spark, dbt, full, _ = built
     _run(dbt, "--select", "int_mp16__queue_advisories", mp16_thresholds={"Q03_warning": 2})
