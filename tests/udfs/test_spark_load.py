@@ -2,8 +2,8 @@
 loading overlapping files add no duplicate), audit and quarantine rows, the ``mqsmf load`` command.
 
 Two loads into one raw schema, shared by the tests of this module:
-1. ``load_files``: the first half of TESTCHL's records + a damaged copy of TEST115;
-2. ``mqsmf load``: all of TESTCHL (read as byte ranges), the second half of its records (both overlap
+1. ``load_files``: the first half of TESTCHL's records + a damaged copy of TEST115, read in Spark;
+2. ``mqsmf load``, whose reads run in local processes: all of TESTCHL (read as byte ranges), the second half of its records (both overlap
    load 1) and the damaged copy again (the very same file twice).
 """
 
@@ -24,6 +24,7 @@ from mqsmf.framing import frame
 from mqsmf.spark import load, spool
 
 from .smf_samples import sample
+from .warehouse_digest import digest
 
 pytestmark = pytest.mark.spark
 RAW = "test_load_raw"
@@ -65,7 +66,8 @@ def files(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def loads(spark, files):
-    first = load.load_files(spark, [files["first"], files["damaged"]], raw_schema=RAW)
+    # The data source's reads run in Spark here, in local processes in the command (mqsmf.spark.local).
+    first = load.load_files(spark, [files["first"], files["damaged"]], raw_schema=RAW, reads_in_spark=True)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         args = [files["whole"], files["second"], files["damaged"], "--split-mb", "0.2"]
@@ -183,3 +185,18 @@ def test_rows_carry_the_digest_of_their_file_and_spools_are_gone(spark, loads, f
     ).first()
     assert orphans.n == 0
     assert not list(spool.spool_base().glob("load-*"))
+
+
+def test_reads_in_spark_or_in_local_processes_load_the_same(spark, files):
+    """The same files (TESTCHL in byte ranges: several partitions), loaded with the data source's
+    reads in Spark and in the local pool, leave the same rows, audit, quarantine and load dates."""
+    got = {}
+    for in_spark in (True, False):
+        schema = f"test_load_reads_{'spark' if in_spark else 'local'}"
+        summary = load.load_files(
+            spark, [files["whole"], files["damaged"]], raw_schema=schema, split_bytes=200_000, reads_in_spark=in_spark
+        )
+        assert summary.records_quarantined > 0 and summary.rows_inserted["QCST"] > 0
+        got[in_spark] = digest(spark, schema)
+    assert got[True]["tables"]["qcst"][0] > 0
+    assert got[False] == got[True]

@@ -87,14 +87,14 @@ class MqsmfDataSource(DataSource):
             return name.lower()
         return partitions.structure_name(name)
 
-    def _arrow_schema(self) -> pa.Schema:
+    def arrow_schema(self) -> pa.Schema:
         target = self._target()
         if target in ACTING_SCHEMAS:
             return ACTING_SCHEMAS[target]
         return partitions.schema_of(target, ReadOptions.from_options(self.options).with_sha256)
 
     def schema(self) -> StructType:
-        return spark_schema(self._arrow_schema())
+        return spark_schema(self.arrow_schema())
 
     def reader(self, schema: StructType) -> DataSourceReader:
         target = self._target()
@@ -104,7 +104,7 @@ class MqsmfDataSource(DataSource):
             return ReleaseReader(self.options)
         if target in ACTING:
             return LoadStepReader(self.options, target)
-        return StructureReader(self.options, target, self._arrow_schema())
+        return StructureReader(self.options, target, self.arrow_schema())
 
 
 class StructureReader(DataSourceReader):

@@ -31,16 +31,18 @@ The audit rows of a load are published with its data: a load that died before it
 audit rows, the load that completes it has them all.
 
 Speed. A load adds files to the partitions it adds rows to and rewrites nothing; it runs a few
-statements per table it touches, none per file or per row; decoding and staging run in Spark's
-Python workers, vectorised (Arrow).
+statements per table it touches, none per file or per row; decoding and staging run vectorised
+(Arrow) in Spark's Python workers or, when :func:`load_files` runs with a local master, in worker
+processes of its own (``mqsmf.spark.local``: the same reads, without Spark's planning of each).
 
 One SQL, two callers. :func:`load_plan` writes the statements: create what is missing, then each
 step as a temporary view ``USING mqsmf`` over an acting pseudo-structure whose read does the step
 (``_stage``, ``_commit``, ...); the publish steps are *expand* steps whose rows are the statements
 that follow. The workers learn the warehouse folder from Spark SQL itself (``${spark.sql.
 warehouse.dir}`` in the statements). ``mqsmf load`` / :func:`load_files` run them through a
-SparkSession; the dbt on-run-start macro ``load_smf_files`` reads the very same plan
-(``_load_sql``) and runs it through dbt's connection.
+SparkSession (with a local master, the reads of the acting views by calling the data source's
+reader itself, ``mqsmf.spark.local``); the dbt on-run-start macro ``load_smf_files`` reads the
+very same plan (``_load_sql``) and runs it through dbt's connection.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the load
     raw_tables,
     structure_tables,
 )
-from . import partitions, staging
+from . import local, partitions, staging
 from .options import COMMIT, FINISH, PUBLISH, RELEASE, STAGE, ReadOptions
 from .spool import prune_spools, release_spool, spool_base
 
@@ -92,7 +94,8 @@ COUNTED = ("files", "bytes", "records_read", "records_decoded", "records_skipped
 COUNTED += ("quarantine_rows_inserted",)
 # Spark SQL replaces this with the session's warehouse folder in every statement that carries it:
 # the data source's workers learn where the raw tables' files are without a catalog of their own.
-WAREHOUSE_SQL = "${spark.sql.warehouse.dir}"
+WAREHOUSE_CONF = "spark.sql.warehouse.dir"
+WAREHOUSE_SQL = "${" + WAREHOUSE_CONF + "}"
 
 
 def natural_key(structure: str) -> list[str]:
@@ -124,12 +127,13 @@ def view_sql(view: str, structure: str, options: Mapping[str, str]) -> str:
 
 def _file_steps(label: str, target: str, options: Mapping[str, str], query: str, kind: str = SQL) -> list[Step]:
     """A view of one of the data source's acting pseudo-structures, the query that reads it (which
-    acts), and the view's removal."""
+    acts), and the view's removal. The query step also names what it reads (``reads``), for a
+    runner that reads it without Spark (``mqsmf.spark.local``); the view's steps are ``scaffold``."""
     view = f"{VIEW_PREFIX}{target.strip('_')}"
     return [
-        Step(f"view {target}", view_sql(view, target, options)),
-        Step(label, query.format(view=ident(view)), kind),
-        Step(f"drop view {view}", f"DROP VIEW IF EXISTS {ident(view)}"),
+        Step(f"view {target}", view_sql(view, target, options), scaffold=True),
+        Step(label, query.format(view=ident(view)), kind, reads=(target, tuple(options.items()))),
+        Step(f"drop view {view}", f"DROP VIEW IF EXISTS {ident(view)}", scaffold=True),
     ]
 
 
@@ -143,6 +147,8 @@ class Step:
     label: str
     sql: str
     kind: str = SQL  # sql: run it; expand: run it, then run the `statement` of each row it returns
+    reads: tuple[str, tuple[tuple[str, str], ...]] | None = None  # the data source read sql does
+    scaffold: bool = False  # a view around such a read: not needed when it is read without Spark
 
 
 def ensure_tables_plan(raw_schema: str = RAW_SCHEMA) -> list[Step]:
@@ -258,10 +264,13 @@ def load_files(
     raw_schema: str = RAW_SCHEMA,
     progress: bool = False,
     split_bytes: int = partitions.DEFAULT_SPLIT_BYTES,
+    reads_in_spark: bool | None = None,
 ) -> LoadSummary:
     """Load SMF dumps (files, folders, globs) into the raw tables of ``spark``'s catalog and return
     what was read and inserted. Runs the statements the dbt macro runs, except that it removes the
-    load's spool itself rather than through the data source (``_release``: a Python round trip)."""
+    load's spool itself rather than through the data source (``_release``: a Python round trip).
+    With a local master the data source's acting reads run in a pool of this machine's processes
+    (``mqsmf.spark.local``) unless ``reads_in_spark``; with any other, in Spark."""
     t0 = time.perf_counter()
     specs = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = partitions.expand_paths(specs)
@@ -269,11 +278,16 @@ def load_files(
     load_id = uuid.uuid4().hex
     spool = str(spool_base() / f"load-{load_id}")
     plan = load_plan(files, framing, raw_schema, load_id, spool=spool, split_bytes=split_bytes, release=False)
-    steps = _without_existing_tables(spark, plan)
+    in_spark = not local.runs_locally(spark) if reads_in_spark is None else reads_in_spark
+    # Started before the first catalog access: the pool's processes start while the metastore opens.
+    reads = None if in_spark else local.LocalReads(spark.conf.get(WAREHOUSE_CONF), local.local_parallelism(spark))
     results: dict[str, list] = {}
     try:
-        step_seconds = run_steps(spark, steps, progress, results)
+        steps = _without_existing_tables(spark, plan)
+        step_seconds = run_steps(spark, steps, progress, results, reads)
     finally:  # a load that failed never reads its spool again: the next one decodes anew
+        if reads is not None:
+            reads.close()
         release_spool(spool)
     summary = LoadSummary(load_id)
     if files:  # what the commit counted (summarize() asks the tables the same)
@@ -301,22 +315,34 @@ def _without_existing_tables(spark, steps: list[Step]) -> list[Step]:
 
 
 def run_steps(
-    spark, steps: Sequence[Step], progress: bool = False, results: dict[str, list] | None = None
+    spark,
+    steps: Sequence[Step],
+    progress: bool = False,
+    results: dict[str, list] | None = None,
+    reads: local.LocalReads | None = None,
 ) -> dict[str, float]:
     """Run a plan in order (an expand step's statements in its place); returns the seconds each
-    step label took (summed over equal labels); ``results`` gets the rows of each step by label."""
+    step label took (summed over equal labels); ``results`` gets the rows of each step by label.
+    With ``reads``, the data source reads of the plan run there, not in Spark (and need no views)."""
     from tqdm import tqdm
 
     kill_after = os.environ.get(KILL_AFTER_ENV)
     seconds: dict[str, float] = {}
     with tqdm(total=len(steps), unit="step", disable=not progress, dynamic_ncols=True) as bar:
-        watcher = _TaskWatcher(spark, bar) if progress else None
+        watcher = _TaskWatcher(spark, bar) if progress and reads is None else None
 
         def run(step: Step) -> None:
+            if reads is not None and step.scaffold:
+                bar.update(1)
+                return
             bar.set_description(step.label)
             t0 = time.perf_counter()
             try:
-                rows = spark.sql(step.sql).collect()
+                if reads is not None and step.reads:
+                    rows, more = _read_locally(reads, step, bar)
+                else:
+                    rows = spark.sql(step.sql).collect()
+                    more = [Step(r["label"], r["statement"]) for r in rows] if step.kind == EXPAND else []
             except Exception as e:
                 e.add_note(f"mqsmf load: in step {step.label!r}")
                 raise
@@ -325,11 +351,9 @@ def run_steps(
                 results[step.label] = rows
             if step.label == kill_after:
                 _kill_self()
-            if step.kind == EXPAND:
-                more = [Step(r["label"], r["statement"]) for r in rows]
-                bar.total += len(more)
-                for s in more:
-                    run(s)
+            bar.total += len(more)
+            for s in more:
+                run(s)
             bar.update(1)
 
         try:
@@ -339,6 +363,19 @@ def run_steps(
             if watcher:
                 watcher.stop()
     return seconds
+
+
+def _read_locally(reads: local.LocalReads, step: Step, bar) -> tuple[list[dict], list[Step]]:
+    """What Spark's read of the step's view returns (every column), done by ``reads``, and for an
+    expand step the steps that follow (publishing's, each still naming what it reads)."""
+    target, pairs = step.reads
+    options = reads.options(dict(pairs), WAREHOUSE_SQL)
+    if target == PUBLISH:  # its rows are the statements that complete it: take them as steps
+        area = staging.Area(options["warehouse"], options.get("raw_schema") or RAW_SCHEMA)
+        more = publish_statements(area, options.get("load_id") or None)
+        return [{"label": s.label, "statement": s.sql} for s in more], more
+    rows = reads.read(target, options, lambda done, total: bar.set_postfix_str(f"parts {done}/{total}"))
+    return rows.to_pylist(), []
 
 
 def _kill_self() -> None:

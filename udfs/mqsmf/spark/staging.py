@@ -1,6 +1,7 @@
 """The file side of a load: staging the new rows as parquet files, the commit, and publishing them
 by moving the files into the raw tables' partition folders. No Spark here: the data source runs
-these in its Python workers (``_stage``, ``_commit``, ``_publish``, ``_finish``), and the load's
+these in its Python workers (``_stage``, ``_commit``, ``_publish``, ``_finish``; with a local
+master, the loader's own worker processes: ``mqsmf.spark.local``), and the load's
 SQL (``mqsmf.spark.load``) registers the partitions (which refreshes Spark's view of the tables).
 
 Where things are (one file system, so a move is an atomic rename)::
