@@ -12,5 +12,7 @@ This package is the only place that imports pyspark, and it does so inside its m
 - ``datasource``: ``spark.read.format("mqsmf")`` / ``CREATE TEMPORARY VIEW ... USING mqsmf``.
 - ``load``: the raw table contract and the SQL of a load (run by ``mqsmf load`` and by the dbt
   on-run-start macro ``load_smf_files``).
+- ``staging``: a load's file work (stage, commit, publish, finish), which the data source's acting
+  reads do; ``local``: those reads in the loader's own worker processes, with a local master.
 - ``session``: ``local_session()``, configured from ``profiles/profiles.yml`` (target ``local``).
 """
