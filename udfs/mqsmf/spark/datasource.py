@@ -173,6 +173,10 @@ class LoadStepReader(DataSourceReader):
             return [InputPartition(t) for t in tasks]
         return [InputPartition(None)]
 
+    def publish_steps(self) -> list:
+        """What a ``_publish`` read does and returns: the steps that complete the publication."""
+        return publish_statements(self.area, self.options.get("load_id") or None)
+
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         o = self.options
         if self.target == STAGE:
@@ -188,7 +192,7 @@ class LoadStepReader(DataSourceReader):
             row = {"load_id": [o["load_id"]], "files": [summary["staged_files"]], "summary": [json.dumps(summary)]}
             yield pa.RecordBatch.from_pydict(row, schema=COMMIT_SCHEMA)
         elif self.target == PUBLISH:
-            yield _statements(publish_statements(self.area, o.get("load_id") or None))
+            yield _statements(self.publish_steps())
         elif self.target == FINISH:
             removed = staging.finish(self.area, o["folder"])
             yield pa.RecordBatch.from_pydict({"folder": [o["folder"]], "removed": [removed]}, schema=FINISH_SCHEMA)

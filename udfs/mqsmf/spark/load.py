@@ -371,8 +371,7 @@ def _read_locally(reads: local.LocalReads, step: Step, bar) -> tuple[list[dict],
     target, pairs = step.reads
     options = reads.options(dict(pairs), WAREHOUSE_SQL)
     if target == PUBLISH:  # its rows are the statements that complete it: take them as steps
-        area = staging.Area(options["warehouse"], options.get("raw_schema") or RAW_SCHEMA)
-        more = publish_statements(area, options.get("load_id") or None)
+        more = reads.reader(target, options).publish_steps()
         return [{"label": s.label, "statement": s.sql} for s in more], more
     rows = reads.read(target, options, lambda done, total: bar.set_postfix_str(f"parts {done}/{total}"))
     return rows.to_pylist(), []

@@ -143,23 +143,21 @@ class LocalReads:
                 p.kill()
                 p.wait()
 
-    def __enter__(self) -> LocalReads:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     def options(self, options: Mapping[str, str], placeholder: str) -> dict[str, str]:
         return {k: v.replace(placeholder, self.warehouse) for k, v in options.items()}
+
+    @staticmethod
+    def reader(target: str, options: Mapping[str, str]):
+        """The data source's reader of ``target`` with ``options``, as Spark would make it."""
+        source = _source(target, options)
+        return source.reader(source.schema())
 
     def read(self, target: str, options: Mapping[str, str], done: Callable[[int, int], None] | None = None) -> pa.Table:
         """All rows of a read of ``target`` with ``options``; ``done(finished, total)`` after each
         partition."""
-        from .datasource import MqsmfDataSource
-
         if self.broken:
             raise RuntimeError(self.broken)
-        source = MqsmfDataSource({**options, "structure": target})
+        source = _source(target, options)
         reader = source.reader(source.schema())
         parts = reader.partitions()
         if len(parts) == 1:
@@ -189,6 +187,12 @@ class LocalReads:
                 raise failed[0].exception()
             batches = [b for f in futures for b in f.result()]
         return pa.Table.from_batches(batches, schema=source.arrow_schema())
+
+
+def _source(target: str, options: Mapping[str, str]):
+    from .datasource import MqsmfDataSource
+
+    return MqsmfDataSource({**options, "structure": target})
 
 
 if __name__ == "__main__":
