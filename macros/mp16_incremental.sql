@@ -58,12 +58,23 @@
     Accounting (SMF 116) records are dated by when they are written, the end of their period: a
     record written after midnight judges the day before too (its period's start, or a statistics
     interval whose middle its period holds). int_smf__qmgr_intervals' tables give Q11 its restart
-    phases. -#}
+    phases. A channel initiator's statistics interval just before midnight is judged with its
+    system's neighbours of the next day (CHIN10) and the channel accounting ending in it (CHIN02). -#}
 {% macro mp16_judgement_inputs(model_name) -%}
     {%- set inputs = {
         'int_mp16__queue_advisories': {
             'loads': {'table_name': 'qqst', 'days_earlier': {}},
             'through': [('int_queue_stats__carried_forward', 'interval_date')],
+        },
+        'int_mp16__chin_advisories': {
+            'loads': {
+                'table_name': ['qcct', 'qctadp', 'qctdsp', 'qctssl', 'qctdns', 'qcst'],
+                'days_earlier': {'qcct': 1, 'qcst': 1},
+            },
+            'through': [
+                ('fct_channel_initiator_stats', 'interval_date'), ('fct_channel_initiator_task_stats', 'interval_date'),
+                ('fct_channel_accounting', 'interval_date'),
+            ],
         },
         'int_mp16__accounting_advisories': {
             'loads': {

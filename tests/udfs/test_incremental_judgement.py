@@ -1,14 +1,16 @@
-"""The MP16 queue and accounting rules judge only the days a load changed, and judge them as a full
-build would.
+"""The MP16 queue, accounting and channel initiator rules judge only the days a load changed, and
+judge them as a full build would.
 
 One generated file spans midnight (22:00-02:00) with a rising-depth run (Q03) and an uncommitted
-run (Q10) planted across it, and accounting pathologies (Q12, Q13, APP01) on both days. After a
-full build, the second day is made to look loaded later (its smf_load_dates rows one hour newer,
-its partitions of the incremental models gone, the judgements' recorded progress set back to the
-first day): the next run must start from the second day (the accounting rules: from the day before,
-as an accounting record written after midnight may hold a period of it), carry each queue's state
-in from the first, and leave exactly the full build's rows. The runs are also recomputed here from
-fct_queue_stats in pandas, and a changed threshold must re-judge the first day too.
+run (Q10) planted across it, and accounting (Q12, Q13, APP01) and channel initiator (CHIN01,
+CHIN04) pathologies on both days. After a full build, the second day is made to look loaded later
+(its smf_load_dates rows one hour newer, its partitions of the incremental models gone, the
+judgements' recorded progress set back to the first day): the next run must start from the second
+day (the accounting and channel initiator rules: from the day before, as an accounting record
+written after midnight may hold a period of it and an interval before midnight overlaps the next
+day's), carry each queue's state in from the first, and leave exactly the full build's rows. The
+runs are also recomputed here from fct_queue_stats in pandas, and a changed threshold must re-judge
+the first day too.
 """
 
 from __future__ import annotations
@@ -29,8 +31,12 @@ MARTS = f"{SCHEMA}_marts"
 STATE = f"{INTERMEDIATE}.int_queue_stats__carried_forward"
 ADVISORIES = f"{INTERMEDIATE}.int_mp16__queue_advisories"
 ACCOUNTING = f"{INTERMEDIATE}.int_mp16__accounting_advisories"
-JUDGED = (ADVISORIES, ACCOUNTING)
-MODELS = ("int_queue_stats__carried_forward", "int_mp16__queue_advisories", "int_mp16__accounting_advisories")
+CHIN = f"{INTERMEDIATE}.int_mp16__chin_advisories"
+JUDGED = (ADVISORIES, ACCOUNTING, CHIN)
+MODELS = (
+    "int_queue_stats__carried_forward", "int_mp16__queue_advisories", "int_mp16__accounting_advisories",
+    "int_mp16__chin_advisories",
+)  # fmt: skip
 SECOND_DAY = "2025-06-03"
 VARS = {"raw_schema": RAW}
 
@@ -52,7 +58,7 @@ def built(spark, dbt, tmp_path_factory):
     assert mqsmf([
         "generate", "--out", str(path), "--seed", "11", "--qmgrs", "2", "--lpars", "1", "--queues", "12",
         "--intervals", "8", "--start", "2025-06-02T22:00:00Z", "--versions", "9.4.0,10.0.0",
-        "--inject", "Q03#4,Q10#4,Q12#1,Q12#5,Q13#2,Q13#6,APP01#3,APP01#7",
+        "--inject", "Q03#4,Q10#4,Q12#1,Q12#5,Q13#2,Q13#6,APP01#3,APP01#7,CHIN01#1,CHIN01#6,CHIN04#2,CHIN04#5",
         "-q",
     ]) == 0  # fmt: skip
     with pytest.MonkeyPatch.context() as env:
@@ -147,6 +153,14 @@ def test_the_accounting_rules_fire_on_both_days(built):
     accounting = full[ACCOUNTING]
     for rule_id in ("Q12", "Q13", "APP01"):
         dates = set(accounting.loc[accounting.rule_id == rule_id, "interval_date"].astype(str))
+        assert SECOND_DAY in dates and any(d < SECOND_DAY for d in dates), (rule_id, dates)
+
+
+def test_the_channel_initiator_rules_fire_on_both_days(built):
+    _, _, full, _ = built
+    chin = full[CHIN]
+    for rule_id in ("CHIN01", "CHIN04"):
+        dates = set(chin.loc[chin.rule_id == rule_id, "interval_date"].astype(str))
         assert SECOND_DAY in dates and any(d < SECOND_DAY for d in dates), (rule_id, dates)
 
 

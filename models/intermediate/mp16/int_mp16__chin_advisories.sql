@@ -19,17 +19,24 @@
 -- CHIN10: the OMVS threads of a system's channel initiators near MAXPROCSYS, or of those with one
 -- user id near MAXPROCUSER (limits and user ids declared by the site).
 -- The object is the channel initiator, named by its job name (QCCTJOBN).
+-- Incremental (insert_overwrite by interval_date, macro file mp16_incremental): a run judges the
+-- dates from the first one the loads changed, reading the day before them as context (an interval
+-- just before midnight overlaps its system's neighbours of the next day; channel accounting written
+-- after midnight ends in an interval of the day before).
 -- Grain: one row per rule x queue manager (its channel initiator) x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set scope = mp16_judgement_scope(mp16) %}
 
 with
 
 channel_initiator as (
     select * from {{ ref('fct_channel_initiator_stats') }}
+    where {{ mp16_judged_dates(scope, days_before=1) }}
 ),
 
 tasks as (
     select * from {{ ref('fct_channel_initiator_task_stats') }}
+    where {{ mp16_judged_dates(scope, days_before=1) }}
 ),
 
 site_config as (
@@ -49,6 +56,7 @@ channel_traffic as (
             channel_initiator.qmgr_name = channels.qmgr_name
             and channel_initiator.interval_start_at < channels.interval_end_at
             and channel_initiator.interval_end_at >= channels.interval_end_at
+            and {{ mp16_judged_dates(scope, 'channels.interval_date', days_before=1) }}
     group by channel_initiator.qmgr_name, channel_initiator.interval_start_at
 ),
 
@@ -80,6 +88,7 @@ measures as (
         coalesce(nullif(channel_initiator.chin_job_name, ''), channel_initiator.qmgr_name) as chin_job_name,
         channel_initiator.interval_start_at,
         channel_initiator.interval_end_at,
+        channel_initiator.interval_date,
         channel_initiator.current_channels_high,
         channel_initiator.max_channels,
         channel_initiator.active_channels_high,
@@ -252,7 +261,7 @@ levels as (
 ),
 
 final as (
-    {% call mp16_fired_rows('levels', 'channel_initiator', 'levels.chin_job_name') %}
+    {% call mp16_fired_rows('levels', 'channel_initiator', 'levels.chin_job_name', date_column='interval_date') %}
             {{ mp16_firing(
                 'CHIN01',
                 "case when chin01_level = 'escalation' then " ~ mp16_rule_text(mp16, 'CHIN01', 'escalation_severity')
@@ -344,5 +353,6 @@ final as (
     {% endcall %}
 )
 
+-- The day before the dates judged was read as context only.
 select * from final
-where severity is not null
+where severity is not null and {{ mp16_judged_dates(scope) }}
