@@ -1,16 +1,17 @@
-"""The MP16 queue, accounting and channel initiator rules judge only the days a load changed, and
-judge them as a full build would.
+"""The MP16 queue, accounting, channel initiator and page set rules judge only the days a load
+changed, and judge them as a full build would.
 
 One generated file spans midnight (22:00-02:00) with a rising-depth run (Q03) and an uncommitted
-run (Q10) planted across it, and accounting (Q12, Q13, APP01) and channel initiator (CHIN01,
-CHIN04) pathologies on both days. After a full build, the second day is made to look loaded later
-(its smf_load_dates rows one hour newer, its partitions of the incremental models gone, the
-judgements' recorded progress set back to the first day): the next run must start from the second
-day (the accounting and channel initiator rules: from the day before, as an accounting record
-written after midnight may hold a period of it and an interval before midnight overlaps the next
-day's), carry each queue's state in from the first, and leave exactly the full build's rows. The
-runs are also recomputed here from fct_queue_stats in pandas, and a changed threshold must re-judge
-the first day too.
+run (Q10) planted across it, accounting (Q12, Q13, APP01) and channel initiator (CHIN01, CHIN04)
+pathologies on both days, and PS02 made to fire on every page set interval that follows another.
+After a full build, the second day is made to look loaded later (its smf_load_dates rows one hour
+newer, its partitions of the incremental models gone, the judgements' recorded progress set back to
+the first day): the next run must start from the second day (the accounting and channel initiator
+rules: from the day before, as an accounting record written after midnight may hold a period of it
+and an interval before midnight overlaps the next day's; the page set rules read the day before for
+each page set's previous interval), carry each queue's state in from the first, and leave exactly
+the full build's rows. The runs are also recomputed here from fct_queue_stats in pandas, and a
+changed threshold must re-judge the first day too.
 """
 
 from __future__ import annotations
@@ -32,13 +33,16 @@ STATE = f"{INTERMEDIATE}.int_queue_stats__carried_forward"
 ADVISORIES = f"{INTERMEDIATE}.int_mp16__queue_advisories"
 ACCOUNTING = f"{INTERMEDIATE}.int_mp16__accounting_advisories"
 CHIN = f"{INTERMEDIATE}.int_mp16__chin_advisories"
-JUDGED = (ADVISORIES, ACCOUNTING, CHIN)
+PAGE_SETS = f"{INTERMEDIATE}.int_mp16__page_set_advisories"
+JUDGED = (ADVISORIES, ACCOUNTING, CHIN, PAGE_SETS)
 MODELS = (
     "int_queue_stats__carried_forward", "int_mp16__queue_advisories", "int_mp16__accounting_advisories",
-    "int_mp16__chin_advisories",
+    "int_mp16__chin_advisories", "int_mp16__page_set_advisories",
 )  # fmt: skip
 SECOND_DAY = "2025-06-03"
-VARS = {"raw_schema": RAW}
+# PS02 fires on every page set interval that follows its previous one (expansions grew by more than
+# -1): the first interval after midnight fires only if its previous one, of the first day, is read.
+VARS = {"raw_schema": RAW, "mp16_thresholds": {"PS02_warning": -1}}
 
 
 def _frame(spark, table: str) -> pd.DataFrame:
@@ -162,6 +166,21 @@ def test_the_channel_initiator_rules_fire_on_both_days(built):
     for rule_id in ("CHIN01", "CHIN04"):
         dates = set(chin.loc[chin.rule_id == rule_id, "interval_date"].astype(str))
         assert SECOND_DAY in dates and any(d < SECOND_DAY for d in dates), (rule_id, dates)
+
+
+def test_a_page_sets_first_interval_of_a_day_follows_the_day_before(built):
+    spark, _, full, _ = built
+    first_of_day = {
+        (r.qmgr_name, str(r.page_set_id), r.first_start)
+        for r in spark.sql(
+            f"SELECT qmgr_name, page_set_id, min(interval_start_at) AS first_start FROM {SCHEMA}_staging.stg_smf__qis1 "
+            f"WHERE interval_date = DATE '{SECOND_DAY}' GROUP BY qmgr_name, page_set_id"
+        ).collect()
+    }
+    ps02 = full[PAGE_SETS].query("rule_id == 'PS02'")
+    fired = set(zip(ps02.qmgr_name, ps02.object_name, ps02.interval_start_at, strict=True))
+    assert first_of_day and first_of_day <= fired
+    assert set(ps02.interval_date.astype(str)) == {"2025-06-02", SECOND_DAY}
 
 
 def test_q12_takes_each_intervals_index_type_as_of_its_end(built):

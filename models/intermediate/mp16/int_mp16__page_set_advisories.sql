@@ -6,13 +6,18 @@
 -- min_volume read I/Os (an average over a handful of reads says nothing). PS03 escalates to critical
 -- when the page set cannot expand: its EXPAND method, which SMF does not record, is NONE in the site
 -- configuration (seed site_config_page_sets or var mp16_page_set_config; most specific row wins).
+-- Incremental (insert_overwrite by interval_date, macro file mp16_incremental): a run judges the
+-- dates from the first one the loads changed, reading the day before them for each page set's
+-- previous interval (an interval is at most a day long: STATIME <= 1440 minutes).
 -- Grain: one row per rule x page set x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
+{%- set scope = mp16_judgement_scope(mp16) %}
 
 with
 
 page_sets as (
     select * from {{ ref('stg_smf__qis1') }}
+    where {{ mp16_judged_dates(scope, days_before=1) }}
 ),
 
 qmgr_qsg as (
@@ -65,6 +70,7 @@ stats as (
         page_sets.buffer_pool_id,
         page_sets.interval_start_at,
         page_sets.interval_end_at,
+        page_sets.interval_date,
         cast(page_sets.total_pages as double) as total_pages,
         cast(page_sets.unused_pages as double) as unused_pages,
         cast(page_sets.full_count as double) as full_count,
@@ -119,7 +125,7 @@ levels as (
 ),
 
 final as (
-    {% call mp16_fired_rows('levels', 'page_set', 'cast(levels.page_set_id as string)') %}
+    {% call mp16_fired_rows('levels', 'page_set', 'cast(levels.page_set_id as string)', date_column='interval_date') %}
             {{ mp16_rule_firing(
                 mp16, 'PS01', 'full_count',
                 "format_string('QIS1FULL %d: the page set was full (puts failed with 2192)', cast(full_count as bigint))"
@@ -154,5 +160,6 @@ final as (
     {% endcall %}
 )
 
+-- The day before the dates judged was read as context only.
 select * from final
-where severity is not null
+where severity is not null and {{ mp16_judged_dates(scope) }}
