@@ -160,9 +160,15 @@ def fresh_env(home: Path) -> dict[str, str]:
     return env
 
 
+# What .ci/setup compares with its stamp in the virtual environment to decide to reinstall.
+SETUP_INPUTS = ("pyproject.toml", ".ci/constraints.txt")
+
+
 def copy_project(dest: Path) -> Path:
     """The project's files (tracked and new, not ignored) with their times, so .ci/setup sees the
-    virtual environment as up to date."""
+    virtual environment as up to date. A checkout newer than the environment's stamp (a fresh
+    worktree) would otherwise make the copy's `bash .ci/main` reinstall the package, editable from
+    this temporary copy, into the environment every test runs in (fresh_env's MQSMF_VENV)."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=PROJECT_DIR,
@@ -174,6 +180,14 @@ def copy_project(dest: Path) -> Path:
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
+    stamp_name = re.search(r'STAMP="\$VENV/([^"]+)"', (PROJECT_DIR / ".ci" / "setup").read_text())
+    stamp = Path(sys.executable).parent.parent / (stamp_name.group(1) if stamp_name else "")
+    if stamp_name and stamp.is_file():
+        for rel in SETUP_INPUTS:
+            copied = dest / rel
+            if copied.exists() and copied.stat().st_mtime >= stamp.stat().st_mtime:
+                older = stamp.stat().st_mtime - 1
+                os.utime(copied, (older, older))
     # Tests and benchmarks find the sample dumps as ../shared beside the project.
     shared = PROJECT_DIR.parent / "shared"
     if shared.is_dir() and not (dest.parent / "shared").exists():
@@ -302,6 +316,13 @@ def test_the_junit_checker_rejects_what_reporters_would_misread():
 # ----------------------------------------------------------------------------------------------
 
 
+def installed_package_dir() -> str:
+    """Where a new process of this environment imports mqsmf from (without this one's PYTHONPATH)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    code = "import mqsmf, os; print(os.path.dirname(os.path.realpath(mqsmf.__file__)))"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip()
+
+
 @pytest.fixture(scope="module")
 def readme_run(tmp_path_factory):
     pytest.importorskip("pyspark")
@@ -310,8 +331,20 @@ def readme_run(tmp_path_factory):
     (work / "home").mkdir()
     make_user_files(project)
     env = fresh_env(work / "home")
+    installed_before = installed_package_dir()
     failures, done, walkthrough = run_plan(project, env, (RUN,))
-    return dict(project=project, env=env, failures=failures, done=done, work=work, walkthrough=walkthrough)
+    return dict(
+        project=project, env=env, failures=failures, done=done, work=work, walkthrough=walkthrough,
+        installed=(installed_before, installed_package_dir()),
+    )  # fmt: skip
+
+
+@pytest.mark.spark
+def test_the_readme_commands_leave_the_test_environment_as_it_was(readme_run):
+    """`source .ci/setup` in the copy must not reinstall the package, editable from the temporary
+    copy, into the environment the tests (and everything after them) run in."""
+    before, after = readme_run["installed"]
+    assert before and after == before
 
 
 @pytest.mark.spark
