@@ -167,8 +167,9 @@ SETUP_INPUTS = ("pyproject.toml", ".ci/constraints.txt")
 def copy_project(dest: Path) -> Path:
     """The project's files (tracked and new, not ignored) with their times, so .ci/setup sees the
     virtual environment as up to date. A checkout newer than the environment's stamp (a fresh
-    worktree) would otherwise make the copy's `bash .ci/main` reinstall the package, editable from
-    this temporary copy, into the environment every test runs in (fresh_env's MQSMF_VENV)."""
+    worktree) would otherwise make the copy's .ci/setup (the README's `source .ci/setup`, and
+    `bash .ci/main`) reinstall the package, editable from this temporary copy, into the environment
+    every test runs in (fresh_env's MQSMF_VENV)."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=PROJECT_DIR,
@@ -183,10 +184,10 @@ def copy_project(dest: Path) -> Path:
     stamp_name = re.search(r'STAMP="\$VENV/([^"]+)"', (PROJECT_DIR / ".ci" / "setup").read_text())
     stamp = Path(sys.executable).parent.parent / (stamp_name.group(1) if stamp_name else "")
     if stamp_name and stamp.is_file():
+        older = stamp.stat().st_mtime - 1
         for rel in SETUP_INPUTS:
             copied = dest / rel
-            if copied.exists() and copied.stat().st_mtime >= stamp.stat().st_mtime:
-                older = stamp.stat().st_mtime - 1
+            if copied.exists() and copied.stat().st_mtime > older:
                 os.utime(copied, (older, older))
     # Tests and benchmarks find the sample dumps as ../shared beside the project.
     shared = PROJECT_DIR.parent / "shared"
