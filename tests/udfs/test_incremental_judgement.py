@@ -42,7 +42,9 @@ MODELS = (
 SECOND_DAY = "2025-06-03"
 # PS02 fires on every page set interval that follows its previous one (expansions grew by more than
 # -1): the first interval after midnight fires only if its previous one, of the first day, is read.
-VARS = {"raw_schema": RAW, "mp16_thresholds": {"PS02_warning": -1}}
+# Q12 fires on every interval of a private queue whose newest index type says indexed (depth >= 0):
+# also where that index type is of a period of the day before the one judged.
+VARS = {"raw_schema": RAW, "mp16_thresholds": {"PS02_warning": -1, "Q12_info": 0}}
 
 
 def _frame(spark, table: str) -> pd.DataFrame:
@@ -183,11 +185,9 @@ def test_a_page_sets_first_interval_of_a_day_follows_the_day_before(built):
     assert set(ps02.interval_date.astype(str)) == {"2025-06-02", SECOND_DAY}
 
 
-def test_q12_takes_each_intervals_index_type_as_of_its_end(built):
-    """Q12 fires for a private queue's interval whose newest accounting period started before the
-    interval ended says indexed, at the seed's depth threshold: recounted with pandas' as-of merge."""
-    spark, _, full, _ = built
-    (threshold,) = spark.sql(f"SELECT info_threshold FROM {SCHEMA}_seeds.mp16_rules WHERE rule_id = 'Q12'").first()
+def _q12_recount(spark) -> pd.DataFrame:
+    """Q12 recounted from the facts with pandas' as-of merge: each private queue interval with its
+    newest accounting period that started before the interval ended (its index type and start)."""
     stats = spark.table(f"{MARTS}.fct_queue_stats").where("NOT is_shared AND depth_current IS NOT NULL").toPandas()
     periods = (
         spark.table(f"{MARTS}.fct_queue_accounting")
@@ -205,11 +205,22 @@ def test_q12_takes_each_intervals_index_type_as_of_its_end(built):
         by=["qmgr_name", "queue_name"],
         allow_exact_matches=False,  # a period starting at the interval's end is not before it
     )
-    fired = as_of[(as_of.index_type_code > 0) & (as_of.depth_current >= float(threshold))]
-    expected = sorted(zip(fired.qmgr_name, fired.queue_name, fired.interval_start_at, strict=True))
-    q12 = full[ACCOUNTING].query("rule_id == 'Q12'")
+    threshold = float(VARS["mp16_thresholds"]["Q12_info"])
+    return as_of[(as_of.index_type_code > 0) & (as_of.depth_current >= threshold)]
+
+
+def _q12_firings(frame: pd.DataFrame) -> list[tuple]:
+    names = frame.object_name if "object_name" in frame else frame.queue_name
+    return sorted(zip(frame.qmgr_name, names, frame.interval_start_at, strict=True))
+
+
+def test_q12_takes_each_intervals_index_type_as_of_its_end(built):
+    """Q12 fires for a private queue's interval whose newest accounting period started before the
+    interval ended says indexed, at the depth threshold in force."""
+    spark, _, full, _ = built
+    expected = _q12_firings(_q12_recount(spark))
     assert expected
-    assert sorted(zip(q12.qmgr_name, q12.object_name, q12.interval_start_at, strict=True)) == expected
+    assert _q12_firings(full[ACCOUNTING].query("rule_id == 'Q12'")) == expected
 
 
 def test_a_changed_threshold_re_judges_all_history(built):
@@ -224,3 +235,63 @@ def test_a_changed_threshold_re_judges_all_history(built):
     assert (q03.interval_date.astype(str) < SECOND_DAY).any()  # the first day was judged again
     _run(dbt, "--select", "int_mp16__queue_advisories")  # back to the seed's threshold
     pd.testing.assert_frame_equal(_frame(spark, ADVISORIES), full[ADVISORIES], check_dtype=False)
+
+
+# Last in the module: it changes the accounting.
+def test_q12_takes_an_index_type_from_before_the_dates_judged(built):
+    """A run judging from the second day reads, of the periods before it, only each queue's newest.
+    A private queue is made indexed in its first day's WQ blocks and left without second day ones,
+    then only the second day's queue statistics are loaded again: its intervals of the second day
+    take the first day's index type, as the recount does."""
+    spark, dbt, _, _ = built
+    accounting = f"{MARTS}.fct_queue_accounting"
+    (qmgr, queue) = spark.sql(
+        f"SELECT a.qmgr_name, a.queue_name FROM {accounting} AS a INNER JOIN {MARTS}.fct_queue_stats AS s "
+        "ON a.qmgr_name = s.qmgr_name AND a.queue_name = s.queue_name "
+        f"WHERE to_date(a.period_start_at) < DATE '{SECOND_DAY}' AND s.interval_date = DATE '{SECOND_DAY}' "
+        "AND NOT s.is_shared AND s.depth_current IS NOT NULL ORDER BY 1, 2 LIMIT 1"
+    ).first()
+    this_queue = f"qmgr_name = '{qmgr}' AND queue_name = '{queue}'"
+    columns = [c for c in spark.table(accounting).columns if c != "interval_date"]
+    for day in sorted(r[0] for r in spark.sql(f"SELECT DISTINCT interval_date FROM {accounting}").collect()):
+        rows = spark.sql(
+            "SELECT "
+            + ", ".join(
+                f"CASE WHEN {this_queue} THEN 1 ELSE index_type_code END AS index_type_code"
+                if c == "index_type_code"
+                else f"`{c}`"
+                for c in columns
+            )
+            + f" FROM {accounting} WHERE interval_date = DATE '{day}'"
+            + f" AND NOT ({this_queue} AND to_date(period_start_at) >= DATE '{SECOND_DAY}')"
+        ).toPandas()  # collected first: the partition is overwritten from it
+        spark.createDataFrame(rows, spark.table(accounting).drop("interval_date").schema).createOrReplaceTempView(
+            "kept"
+        )
+        spark.sql(f"INSERT OVERWRITE TABLE {accounting} PARTITION (interval_date = DATE '{day}') SELECT * FROM kept")
+
+    dates = f"{RAW}.smf_load_dates"
+    (through,) = spark.sql(f"SELECT unix_micros(MAX(loaded_at)) FROM {dates}").first()
+    later = [
+        f"CASE WHEN interval_date = DATE '{SECOND_DAY}' AND table_name = 'qqst' THEN loaded_at + INTERVAL 1 HOUR "
+        "ELSE loaded_at END"
+        if c == "loaded_at"
+        else f"`{c}`"
+        for c in spark.table(dates).columns
+    ]
+    spark.sql(f"DROP TABLE IF EXISTS {RAW}.load_dates_before_qqst")
+    spark.sql(f"CREATE TABLE {RAW}.load_dates_before_qqst USING parquet AS SELECT * FROM {dates}")
+    spark.sql(f"INSERT OVERWRITE TABLE {dates} SELECT {', '.join(later)} FROM {RAW}.load_dates_before_qqst")
+    spark.sql(f"ALTER TABLE {ACCOUNTING} SET TBLPROPERTIES ('mqsmf.judged_loaded_through_micros' = '{through}')")
+    _run(dbt, "--select", "int_mp16__accounting_advisories")
+
+    fired = _q12_recount(spark)
+    taken_from_before = fired[
+        (fired.interval_start_at.dt.date.astype(str) == SECOND_DAY)
+        & (fired.period_start_at.dt.date.astype(str) < SECOND_DAY)
+    ]
+    assert {(qmgr, queue)} == set(zip(taken_from_before.qmgr_name, taken_from_before.queue_name, strict=True))
+    # The first day's blocks changed without a load: only the second day was judged again.
+    judged = _frame(spark, ACCOUNTING).query("rule_id == 'Q12'")
+    judged = judged[judged.interval_start_at.dt.date.astype(str) == SECOND_DAY]
+    assert _q12_firings(judged) == _q12_firings(fired[fired.interval_start_at.dt.date.astype(str) == SECOND_DAY])

@@ -19,8 +19,9 @@
 -- macro file mp16_incremental): a run judges the dates from the first one the loads of queue
 -- statistics, accounting or the queue managers' intervals changed (an accounting record written
 -- after midnight: from the day before), reading the accounting of the day before them too (Q11's
--- restart phase, a period holding an interval's middle; both shorter than a day). Q12 reads every
--- period's index type: a queue's WQ blocks may be days old.
+-- restart phase, a period holding an interval's middle; both shorter than a day). Q12 needs each
+-- queue's newest index type, and a queue's WQ blocks may be days old: of the periods before the dates
+-- judged it reads only each queue's newest (an aggregate of the history, not a join with it).
 -- Grain: one row per rule x queue manager x queue or task x accounting period (Q12, Q13: statistics
 -- interval) that fires.
 -- depends_on: {{ ref('int_smf__qmgr_intervals') }} (the post-hook reads how far its loads are judged)
@@ -352,7 +353,7 @@ task_firings as (
 ),
 
 -- Q12: a queue's index type, by accounting period (its WQ blocks).
-queue_index_types as (
+period_index_types as (
     select
         qmgr_name,
         queue_name,
@@ -360,6 +361,26 @@ queue_index_types as (
         max(index_type_code) as index_type_code
     from queue_blocks
     group by qmgr_name, queue_name, period_start_at
+),
+
+-- The periods an interval judged can take its index type from: those starting on the dates judged,
+-- and of the periods before them only each queue's newest (any of them started before every
+-- interval judged, so no other can be the newest before one). Joining every interval with every
+-- earlier period instead made a day's run grow with the history.
+queue_index_types as (
+    select * from period_index_types
+    where {{ mp16_judged_dates(scope, utc_date('period_start_at')) }}
+    {%- if scope.get('first_date') %}
+        union all
+        select
+            qmgr_name,
+            queue_name,
+            max(period_start_at) as period_start_at,
+            max_by(index_type_code, period_start_at) as index_type_code
+        from period_index_types
+        where not ({{ mp16_judged_dates(scope, utc_date('period_start_at')) }})
+        group by qmgr_name, queue_name
+    {%- endif %}
 ),
 
 latest_index_type as (
