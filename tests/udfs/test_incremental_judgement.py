@@ -76,19 +76,22 @@ def built(spark, dbt, tmp_path_factory):
         yield spark, dbt, full, env
 
 
-def _as_if_the_second_day_came_later(spark) -> None:
+def _loaded_an_hour_later(spark, rows: str) -> None:
+    """The smf_load_dates rows matching the SQL condition ``rows`` made an hour newer (their
+    tables' loads of those dates look like a later load's)."""
     dates = f"{RAW}.smf_load_dates"
-    first_load = spark.sql(f"SELECT unix_micros(MIN(loaded_at)) FROM {dates}").collect()[0][0]
-    columns = [f"`{c}`" for c in spark.table(dates).columns]
     later = [
-        f"CASE WHEN interval_date = DATE '{SECOND_DAY}' THEN loaded_at + INTERVAL 1 HOUR ELSE loaded_at END"
-        if c == "`loaded_at`"
-        else c
-        for c in columns
+        f"CASE WHEN {rows} THEN loaded_at + INTERVAL 1 HOUR ELSE loaded_at END" if c == "loaded_at" else f"`{c}`"
+        for c in spark.table(dates).columns
     ]
     spark.sql(f"DROP TABLE IF EXISTS {RAW}.load_dates_before")
     spark.sql(f"CREATE TABLE {RAW}.load_dates_before USING parquet AS SELECT * FROM {dates}")
     spark.sql(f"INSERT OVERWRITE TABLE {dates} SELECT {', '.join(later)} FROM {RAW}.load_dates_before")
+
+
+def _as_if_the_second_day_came_later(spark) -> None:
+    first_load = spark.sql(f"SELECT unix_micros(MIN(loaded_at)) FROM {RAW}.smf_load_dates").collect()[0][0]
+    _loaded_an_hour_later(spark, f"interval_date = DATE '{SECOND_DAY}'")
     for table in (STATE, *JUDGED):
         spark.sql(f"ALTER TABLE {table} DROP IF EXISTS PARTITION (interval_date = DATE '{SECOND_DAY}')")
     for table in JUDGED:
@@ -270,18 +273,8 @@ def test_q12_takes_an_index_type_from_before_the_dates_judged(built):
         )
         spark.sql(f"INSERT OVERWRITE TABLE {accounting} PARTITION (interval_date = DATE '{day}') SELECT * FROM kept")
 
-    dates = f"{RAW}.smf_load_dates"
-    (through,) = spark.sql(f"SELECT unix_micros(MAX(loaded_at)) FROM {dates}").first()
-    later = [
-        f"CASE WHEN interval_date = DATE '{SECOND_DAY}' AND table_name = 'qqst' THEN loaded_at + INTERVAL 1 HOUR "
-        "ELSE loaded_at END"
-        if c == "loaded_at"
-        else f"`{c}`"
-        for c in spark.table(dates).columns
-    ]
-    spark.sql(f"DROP TABLE IF EXISTS {RAW}.load_dates_before_qqst")
-    spark.sql(f"CREATE TABLE {RAW}.load_dates_before_qqst USING parquet AS SELECT * FROM {dates}")
-    spark.sql(f"INSERT OVERWRITE TABLE {dates} SELECT {', '.join(later)} FROM {RAW}.load_dates_before_qqst")
+    (through,) = spark.sql(f"SELECT unix_micros(MAX(loaded_at)) FROM {RAW}.smf_load_dates").first()
+    _loaded_an_hour_later(spark, f"interval_date = DATE '{SECOND_DAY}' AND table_name = 'qqst'")
     spark.sql(f"ALTER TABLE {ACCOUNTING} SET TBLPROPERTIES ('mqsmf.judged_loaded_through_micros' = '{through}')")
     _run(dbt, "--select", "int_mp16__accounting_advisories")
 
