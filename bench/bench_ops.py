@@ -142,8 +142,11 @@ def part_week(args, work: Path) -> None:
         build_s, ok = timed(dbt_build, ROOT, {"raw_schema": raw})
         gate_s, rc = timed(gate, ROOT, *schemas)
         days.append((load_s, build_s, gate_s))
+        # The metastore exists (opened by the day part or by day 1): a site's daily load, unlike the
+        # day part's first load, which also creates the metastore and the tables.
+        rate = path.stat().st_size / 1e6 / load_s
         print(
-            f"day {d + 1}: load {load_s:6.1f} s, dbt build {build_s:6.1f} s ({'ok' if ok else 'FAILED'}), "
+            f"day {d + 1}: load {load_s:6.1f} s ({rate:5.1f} MB/s), dbt build {build_s:6.1f} s ({'ok' if ok else 'FAILED'}), "
             f"gate {gate_s:6.1f} s (exit {rc}) = {load_s + build_s + gate_s:6.1f} s",
             flush=True,
         )
