@@ -339,6 +339,8 @@ def thrift_conf(cluster: Cluster) -> dict[str, str]:
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.shuffle.partitions": "8",
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.sql.optimizer.plannedWrite.enabled": "false",
+        "spark.sql.maxConcurrentOutputFileWriters": "4",
         "spark.sql.ansi.enabled": "false",
         "spark.ui.enabled": "false",
     }
