@@ -117,6 +117,20 @@ checkpoints as (
     where {{ mp16_judged_dates(scope) }}
 ),
 
+-- A queue's interval with the state carried from its previous one. Q02 reads it without the joins
+-- below, which serve the per-queue rules: Spark computes a CTE once per consumer.
+queue_intervals as (
+    select
+        queue_stats.*,
+        coalesce(carried_forward.known_msg_size_bytes, nullif(queue_stats.msg_size_max_bytes, 0))
+            as known_msg_size_bytes,
+        cast(carried_forward.previous_depth as double) as previous_depth,
+        carried_forward.consecutive_rising_intervals,
+        carried_forward.consecutive_uncommitted_intervals
+    from queue_stats
+    inner join carried_forward on queue_stats.queue_stats_key = carried_forward.queue_stats_key
+),
+
 stats as (
     select
         queue_stats.qmgr_name,
@@ -139,8 +153,7 @@ stats as (
         cast(queue_stats.msgs_out as double) as msgs_out,
         cast(queue_stats.expired_msgs as double) as expired_msgs,
         queue_stats.msg_size_avg_bytes,
-        coalesce(carried_forward.known_msg_size_bytes, nullif(queue_stats.msg_size_max_bytes, 0))
-            as known_msg_size_bytes,
+        queue_stats.known_msg_size_bytes,
         pool0_pressure.pool0_rules,
         queue_stats.oldest_msg_age_seconds,
         queue_stats.input_handles_open,
@@ -151,12 +164,11 @@ stats as (
         site_config.dead_letter_queue,
         checkpoints.checkpoints,
         checkpoints.interval_seconds as log_interval_seconds,
-        cast(carried_forward.previous_depth as double) as previous_depth,
-        carried_forward.consecutive_rising_intervals,
-        carried_forward.consecutive_uncommitted_intervals,
+        queue_stats.previous_depth,
+        queue_stats.consecutive_rising_intervals,
+        queue_stats.consecutive_uncommitted_intervals,
         queue_stats.interval_date
-    from queue_stats
-    inner join carried_forward on queue_stats.queue_stats_key = carried_forward.queue_stats_key
+    from queue_intervals as queue_stats
     left join roles on queue_stats.qmgr_name = roles.qmgr_name and queue_stats.buffer_pool_id = roles.buffer_pool_id
     left join site_config on queue_stats.qmgr_name = site_config.qmgr_name
     left join waiting_gets on queue_stats.queue_stats_key = waiting_gets.qqst_key
@@ -313,7 +325,7 @@ pool_queue_pages as (
                     then 1
             end
         ) as queues_of_unknown_size
-    from stats
+    from queue_intervals
     where not is_shared and buffer_pool_id is not null
     group by qmgr_name, buffer_pool_id, aligned_interval_end_at
 ),
