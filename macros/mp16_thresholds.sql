@@ -148,7 +148,7 @@
 
 {#- One candidate firing of a rule on the current row, as a struct for
     `lateral view explode(array(mp16_firing(...), ...))`: the advisory models compute every rule
-    from one pass over their statistics and keep the structs whose severity is not NULL. All
+    from one pass over their statistics; mp16_fired_rows keeps the structs whose severity is not NULL. All
     arguments are SQL expressions; `window` is the evaluation window's name; `comparison` is the
     comparison the firing applied where it is not the rule's (a proxy metric), else NULL. -#}
 {% macro mp16_firing(
@@ -161,7 +161,8 @@
         'evaluation_window', cast({{ window }} as string),
         'observed_value', cast({{ observed }} as double),
         'threshold_value', cast({{ threshold }} as double),
-        'observation', cast({{ observation }} as string),
+        {#- The text only for a firing: formatting it for every candidate of every row is the costly part. #}
+        'observation', cast(case when {{ severity }} is not null then {{ observation }} end as string),
         'applied_comparison', cast({{ comparison }} as string)
     )
 {%- endmacro %}
@@ -206,7 +207,7 @@
         levels.{{ date_column }}
     {%- endif %}
     from {{ relation }} as levels
-        lateral view explode(array(
+        lateral view explode(filter(array(
             {{ caller() }}
-        )) firings as firing
+        ), candidate -> candidate.severity is not null)) firings as firing
 {%- endmacro %}
