@@ -135,6 +135,7 @@ flags as (
 breaks as (
     select
         *,
+        row_number() over queue_history as queue_row,
         -- A run goes on while each interval follows the previous one with the condition still true.
         not(
             is_rising
@@ -160,7 +161,11 @@ runs as (
         *,
         -- Run 0 is the one the carried row was in (the first rows continuing it).
         sum(case when breaks_rising_run then 1 else 0 end) over queue_history as rising_run_id,
-        sum(case when breaks_uncommitted_run then 1 else 0 end) over queue_history as uncommitted_run_id
+        sum(case when breaks_uncommitted_run then 1 else 0 end) over queue_history as uncommitted_run_id,
+        -- Where the current runs started (NULL in run 0): a row's place in its run without sorting
+        -- the rows again by run.
+        max(case when breaks_rising_run then queue_row end) over queue_history as rising_run_start_row,
+        max(case when breaks_uncommitted_run then queue_row end) over queue_history as uncommitted_run_start_row
     from breaks
     window queue_history as (
         partition by qmgr_name, queue_name order by interval_start_at
@@ -184,7 +189,7 @@ final as (
         case
             when is_rising
                 then cast(
-                    row_number() over (partition by qmgr_name, queue_name, rising_run_id order by interval_start_at)
+                    queue_row - coalesce(rising_run_start_row - 1, 0)
                     + case when rising_run_id = 0 then coalesce(carried_rising_intervals, 0) else 0 end
                     as int
                 )
@@ -192,10 +197,7 @@ final as (
         case
             when coalesce(has_uncommitted_changes, false)
                 then cast(
-                    row_number()
-                        over (
-                            partition by qmgr_name, queue_name, uncommitted_run_id order by interval_start_at
-                        )
+                    queue_row - coalesce(uncommitted_run_start_row - 1, 0)
                     + case
                         when uncommitted_run_id = 0 then coalesce(carried_uncommitted_intervals, 0)
                         else 0
