@@ -150,7 +150,8 @@
     `lateral view explode(array(mp16_firing(...), ...))`: the advisory models compute every rule
     from one pass over their statistics; mp16_fired_rows keeps the structs whose severity is not NULL. All
     arguments are SQL expressions; `window` is the evaluation window's name; `comparison` is the
-    comparison the firing applied where it is not the rule's (a proxy metric), else NULL. -#}
+    comparison the firing applied where it is not the rule's (a proxy metric), else NULL. The
+    observation is formatted only for a firing (mp16_fired_rows drops the others). -#}
 {% macro mp16_firing(
     rule_id, severity, threshold_level, observed, threshold, observation, window="'interval'", comparison='null'
 ) -%}
@@ -161,7 +162,6 @@
         'evaluation_window', cast({{ window }} as string),
         'observed_value', cast({{ observed }} as double),
         'threshold_value', cast({{ threshold }} as double),
-        {#- The text only for a firing: formatting it for every candidate of every row is the costly part. #}
         'observation', cast(case when {{ severity }} is not null then {{ observation }} end as string),
         'applied_comparison', cast({{ comparison }} as string)
     )
