@@ -286,9 +286,8 @@ def load_files(
         listed = time.perf_counter()
         steps = _without_existing_tables(spark, plan)
         # The first catalog access of a process opens the metastore (creating it, the first time).
-        step_seconds = {"list tables": time.perf_counter() - listed}
-        for label, secs in run_steps(spark, steps, progress, results, reads).items():
-            step_seconds[label] = step_seconds.get(label, 0.0) + secs
+        listing = time.perf_counter() - listed
+        step_seconds = {"list tables": listing, **run_steps(spark, steps, progress, results, reads)}
     finally:  # a load that failed never reads its spool again: the next one decodes anew
         if reads is not None:
             reads.close()
