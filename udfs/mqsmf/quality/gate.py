@@ -158,8 +158,10 @@ def changed_scope(spark, stage: str, raw_schema: str = RAW_SCHEMA, quality_schem
 
 _GX_SEVERITY = {ERROR: "critical", WARN: "warning"}
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# GX result detail: counts and a few unexpected values per expectation (shown in Data Docs).
-RESULT_FORMAT = "BASIC"
+# GX result detail: counts only. GX's BASIC format also lists up to 20 unexpected values per
+# expectation, a Spark job each even when nothing fails; the gate lists the failing rows itself
+# (dq_violations, with their queue manager, object, interval, file and offset), so it asks for none.
+RESULT_FORMAT = {"result_format": "BASIC", "partial_unexpected_count": 0}
 
 
 class GateError(RuntimeError):
@@ -251,6 +253,14 @@ def frame_columns(frame: Frame, checks: Sequence[Check]) -> set[str]:
         texts += [c.violation_sql(), c.values_sql(), *c.rule.columns, *(w.column for w in c.when)]
         texts.append(json.dumps(expectation_for(c).configuration.kwargs, default=str))
     return {name.lower() for text in texts for name in _NAME.findall(text)}
+
+
+def _shuffles(spark, sql: str) -> bool:
+    """Whether the frame's query shuffles (aggregates, windows, joins): such a frame is computed
+    once and cached for its checks' jobs. A frame that only scans and projects one table is read
+    again by each job instead, which reads just that job's columns: on the large day's QQST
+    frame (960,000 rows, 77 columns) building the cache cost more than all its jobs' reads."""
+    return "Exchange" in spark.sql(f"EXPLAIN {sql}").first()[0]
 
 
 def violations_sql(frame: Frame, view: str, checks: Sequence[Check], run_id: str, checked_at_us: int) -> str:
@@ -445,11 +455,13 @@ def run_gate(
                     outcomes[c.name] = Outcome(c, "skipped", note=reason)
                 continue
             # GX runs a few dozen small jobs per frame: as many partitions as cores keeps each cheap.
-            df = spark.sql(frame_sql(frame, frame_checks, base))
+            sql = frame_sql(frame, frame_checks, base)
+            df = spark.sql(sql)
             needed = frame_columns(frame, frame_checks)
-            df = df.select(*(ident(c) for c in df.columns if c.lower() in needed))
-            df = df.coalesce(parallelism).persist()
-            cached.append(df)
+            df = df.select(*(ident(c) for c in df.columns if c.lower() in needed)).coalesce(parallelism)
+            if _shuffles(spark, sql):
+                df = df.persist()
+                cached.append(df)
             view = f"{VIEW_PREFIX}{stage}_{frame.name}"
             df.createOrReplaceTempView(view)
             views.append(view)
@@ -458,7 +470,7 @@ def run_gate(
             prepared.append((frame, frame_checks, df, view, add_frame_checkpoint(context, stage, frame, frame_checks)))
 
         # Each checkpoint is a chain of small Spark jobs whose cost is mostly latency: run a few at once.
-        # Counting first fills the frame's cache, which GX's jobs then read.
+        # Counting first fills a cached frame's cache, which GX's jobs then read.
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
             counted = list(pool.map(lambda p: (p[2].count(), run_checkpoint(p[4], p[2])), prepared))
         frame_rows = {p[0].id: n for p, (n, _) in zip(prepared, counted, strict=True)}
