@@ -20,6 +20,8 @@ metastore. Environment:
   ``spark://`` master of ``mqsmf cluster``. Then ``MQSMF_PY_FILES`` (zip or wheel of the package,
   shipped to the executors as ``spark.submit.pyFiles``) and ``MQSMF_EXECUTOR_MEMORY`` apply too;
   ``eval "$(mqsmf cluster env)"`` sets them all.
+- ``MQSMF_JVM_CLASS_ARCHIVE`` / ``MQSMF_CACHE_DIR``: the driver JVM starts from a class-data-sharing
+  archive of its classes when the installation has one (``class_archive``, ``.ci/setup`` writes it).
 """
 
 from __future__ import annotations
@@ -109,17 +111,32 @@ def log_level(conf: dict[str, str]) -> str | None:
 def local_session(project_dir: str | os.PathLike | None = None):
     """The process's SparkSession for the ``local`` target (created on first call, then reused;
     dbt's ``method: session`` picks up the same one)."""
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
+
+    from . import class_archive
 
     root = resolve_project_dir(project_dir)
     os.environ["MQSMF_PROJECT_DIR"] = str(root)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warehouse_dir(root).mkdir(parents=True, exist_ok=True)
     conf = local_conf(root)
-    builder = SparkSession.builder.enableHiveSupport()
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    session = builder.getOrCreate()
+    # Only a session that starts the JVM chooses its options (a process has one JVM).
+    archive = class_archive.plan(conf) if SparkContext._gateway is None else class_archive.Plan("none")
+
+    def start(chosen: class_archive.Plan):
+        builder = SparkSession.builder.enableHiveSupport()
+        for key, value in class_archive.with_options(conf, chosen).items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate()
+
+    try:
+        session = start(archive)
+    except Exception:
+        if archive.action != "use" or SparkContext._gateway is not None:
+            raise
+        archive = class_archive.discard(archive)  # a damaged archive must not stop the session
+        session = start(archive)
     level = log_level(conf)
     if level:  # also for a session started elsewhere
         session.sparkContext.setLogLevel(level.upper())
