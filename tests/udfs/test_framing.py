@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from mqsmf import read_file
+from mqsmf import framing, read_file
 from mqsmf.framing import FramingError, detect_framing, frame
 
 from .smf_samples import sample, to_bdw, to_nordw
@@ -136,3 +138,48 @@ def test_a_lost_last_segment_and_a_truncated_block_quarantine_no_byte_twice():
     assert [(q.offset, q.length) for q in fr.quarantine] == [(seg_at, 600), (len(block_a), 4)]
     assert "no last segment" in fr.quarantine[0].reason and "truncated block" in fr.quarantine[1].reason
     assert fr.offsets.tolist() == [4, len(block_a) + 4]
+
+
+def _walked(data: bytes) -> framing.Framed:
+    """The RDW framing by the record-by-record walk alone: the reference the vectorised run of clean
+    records in front of it (``_sane_rdw_run``) must agree with."""
+    return framing._walk_rdw(data, len(data), framing._Builder("rdw", 0), 0)
+
+
+def _as_tuple(fr: framing.Framed) -> tuple:
+    quarantine = [(q.offset, q.length, q.reason) for q in fr.quarantine]
+    return (fr.offsets.tolist(), fr.ends.tolist(), fr.lengths.tolist(), fr.spanned, quarantine, fr.segments)
+
+
+# Spanned records (TESTCHL) between complete ones, twice: damage anywhere, several times over.
+_RDW_FILE = sample("TEST115").read_bytes() + sample("TESTCHL").read_bytes() + sample("TEST116").read_bytes()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    cut=st.integers(0, len(_RDW_FILE)),
+    edits=st.lists(st.tuples(st.integers(0, len(_RDW_FILE) - 1), st.integers(0, 255)), max_size=4),
+    spliced=st.none() | st.tuples(st.integers(0, len(_RDW_FILE)), st.integers(0, 40_000)),
+)
+def test_the_vectorised_run_frames_exactly_as_the_walk(cut, edits, spliced):
+    data = bytearray(_RDW_FILE)
+    for at, value in edits:
+        data[at] = value
+    if spliced:  # bytes cut out of the middle: lengths then point into other records
+        start, length = spliced
+        del data[start : start + length]
+    data = bytes(data[: max(cut, len(data) // 2)])
+    got = framing.frame_rdw(data)
+    assert _as_tuple(got) == _as_tuple(_walked(data))
+
+
+def test_the_vectorised_run_takes_a_clean_file_whole_and_stops_before_damage():
+    clean = framing._Builder("rdw", 0)
+    assert framing._sane_rdw_run(_RDW_FILE, len(_RDW_FILE), clean) == len(_RDW_FILE)
+    assert len(clean.offsets) == len(framing.frame_rdw(_RDW_FILE).offsets) and clean.open is None
+    damaged = bytearray(_RDW_FILE)
+    tenth = int(framing.frame_rdw(_RDW_FILE).offsets[10])
+    damaged[tenth + 2] = 0x7F  # record 10's segment descriptor
+    partial = framing._Builder("rdw", 0)
+    resume = framing._sane_rdw_run(bytes(damaged), len(damaged), partial)
+    assert len(partial.offsets) == 8 and resume == int(framing.frame_rdw(_RDW_FILE).offsets[8])

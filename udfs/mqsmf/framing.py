@@ -256,9 +256,69 @@ def _chain_ok(b, q: int, n: int) -> bool:
     return True
 
 
+def _packed_dates(c: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``is_packed_date`` of the four bytes at each position ``at`` of ``c``, vectorised."""
+    b0, b1, b2, b3 = (c[at + i].astype(np.int32) for i in range(4))
+    digits = (b1 >> 4 <= 9) & (b1 & 0xF <= 9) & (b2 >> 4 <= 9) & (b2 & 0xF <= 9) & (b3 >> 4 <= 9)
+    doy = (b2 >> 4) * 100 + (b2 & 0xF) * 10 + (b3 >> 4)
+    return (b0 <= 0x01) & digits & ((b3 & 0xF == 0xF) | (b3 & 0xF == 0xC)) & (doy >= 1) & (doy <= 366)
+
+
+def _sane_rdw_run(b, n: int, out: _Builder) -> int:
+    """Accept the leading run of records that ``frame_rdw``'s walk accepts without a doubt, found in
+    numpy time, into ``out``; return where the walk goes on (``n`` when the whole buffer is sane).
+    The RDW chain is followed by its lengths alone, then every RDW is judged at once as ``_rdw_ok``
+    judges it. The walk accepts a record when it and the next two RDWs are sane (``two_boundaries``),
+    so the run stops two records before the first that is not (damage, stray bytes at the end).
+    Segments are taken as the walk takes them: complete records in bulk, the few segments of
+    spanned records one by one (``_Builder.segment``)."""
+    c = _as_array(b, n)
+    view = memoryview(c)
+    starts = []
+    p, last = 0, n - RDW
+    while p <= last:
+        length = (view[p] << 8) | view[p + 1]
+        if length < MIN_SEGMENT:
+            break
+        starts.append(p)
+        p += length
+    at = np.asarray(starts, dtype=np.int64)
+    lengths = (c[at].astype(np.int64) << 8) | c[at + 1]
+    seg = c[at + DESCRIPTOR_FLAGS]
+    sane = (lengths <= MAX_SEGMENT) & (at + lengths <= n) & (seg <= SEG_MIDDLE) & (c[at + DESCRIPTOR_FLAGS + 1] == 0)
+    starting = sane & (seg <= SEG_FIRST)  # a complete or first segment: an SMF header follows its RDW
+    sane[starting] = lengths[starting] >= SMF_DATE_END
+    starting &= sane
+    sane[starting] = _packed_dates(c, at[starting] + RDW + _DATE_NORDW)
+    first_insane = len(at) if sane.all() else int(np.argmin(sane))
+    if first_insane == len(at) and p == n:
+        run, resume = len(at), n
+    else:
+        run = max(first_insane - 2, 0)
+        resume = int(at[run]) if run < len(at) else 0
+    taken = 0
+    for i in [*np.flatnonzero(seg[:run] != SEG_COMPLETE).tolist(), run]:
+        if taken < i and out.open is not None:  # a complete record after an open spanned one
+            out.segment(b, int(at[taken]), int(lengths[taken]))
+            taken += 1
+        out.offsets += at[taken:i].tolist()
+        out.ends += (at[taken:i] + lengths[taken:i]).tolist()
+        out.lengths += lengths[taken:i].tolist()
+        out.segments += i - taken
+        if i < run:
+            out.segment(b, int(at[i]), int(lengths[i]))
+        taken = i + 1
+    return resume
+
+
 def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
     n = len(b) if n is None else n
     out = _Builder("rdw", base)
+    return _walk_rdw(b, n, out, _sane_rdw_run(b, n, out))
+
+
+def _walk_rdw(b, n: int, out: _Builder, start: int) -> Framed:
+    """Frame record by record from ``start``, into ``out`` (which holds what came before)."""
 
     def two_boundaries(q: int) -> bool:
         # A record is accepted when the next two boundaries hold: one sane-looking RDW inside
@@ -278,7 +338,7 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
         return _tail_is_short(b, after, n)
 
     known_rdw = -1  # a position whose RDW _rdw_ok has already passed
-    p = 0
+    p = start
     while p < n:
         if n - p < RDW:
             # A spanned record still open ends here, so its span and the stray bytes do not overlap.
@@ -300,7 +360,7 @@ def frame_rdw(b, n: int | None = None, base: int = 0) -> Framed:
                 p = nxt
                 continue
             out.drop_open(p, "spanned record interrupted by damaged data")
-            out.bad(p, q - p, f"damaged RDW length {length}: a valid record starts inside it at offset {base + q}")
+            out.bad(p, q - p, f"damaged RDW length {length}: a valid record starts inside it at offset {out.base + q}")
             p = q
             continue
         q = _resync_rdw(b, p + 1, n)
@@ -504,7 +564,9 @@ def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
                 out.lengths.append(length + RDW)
                 p = nxt
                 continue
-            reason = f"damaged triplets (record length {length}): a valid record starts inside it at offset {base + q}"
+            reason = (
+                f"damaged triplets (record length {length}): a valid record starts inside it at offset {out.base + q}"
+            )
         else:
             q = _resync_nordw(b, p + 1, n)
         out.bad(p, q - p, reason)
