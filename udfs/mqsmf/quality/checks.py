@@ -1112,9 +1112,15 @@ DEFAULT_QSG_GRID_SECONDS = 1800  # dbt var qsg_grid_seconds, when the roll-up ha
 def rollup_measures(spec: dict) -> tuple[tuple[str, str], ...]:
     """(roll-up column, aggregate over the range-joined member slices ``j``) of one ROLLUPS entry."""
     share = "(j.overlap_seconds / (j.member_end_s - j.member_start_s))"
+    # Distinct members as the size of a set: two count(DISTINCT) of different expressions make Spark
+    # expand every row per distinct aggregate and shuffle them again (the large day's queue frame:
+    # 8.7/4.5/3.5 s with count(DISTINCT), 4.4/2.7/2.8 s with sets; the same rows).
     return (
-        ("qmgrs_reporting", "count(DISTINCT j.qmgr_name)"),
-        ("qmgrs_with_counters", f"count(DISTINCT CASE WHEN j.{spec['has_counters']} IS NOT NULL THEN j.qmgr_name END)"),
+        ("qmgrs_reporting", "size(collect_set(j.qmgr_name))"),
+        (
+            "qmgrs_with_counters",
+            f"size(collect_set(CASE WHEN j.{spec['has_counters']} IS NOT NULL THEN j.qmgr_name END))",
+        ),
         ("covered_member_seconds", "sum(j.overlap_seconds)"),
         *((m, f"sum(j.{m} * {share})") for m in spec["sums"]),
         *((m, f"max(j.{member})") for m, member in spec["maxima"]),
