@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from mqsmf.spark import class_archive
+
 from .junit_schema import JUnitError, validate_junit
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
@@ -155,6 +157,9 @@ def fresh_env(home: Path) -> dict[str, str]:
     for name in ("JAVA_HOME", "MQSMF_DRIVER_MEMORY", "TMPDIR"):
         if os.environ.get(name):
             env[name] = os.environ[name]
+    # The machine's JVM class archive (written by .ci/setup for this environment), as a new login on
+    # this machine finds it: in the temporary HOME, `source .ci/setup` would write another one.
+    env[class_archive.CACHE_ENV] = str(class_archive.cache_dir())
     # `bash .ci/main` sources .ci/setup: reuse this environment instead of making one in the copy.
     env["MQSMF_VENV"] = str(Path(sys.executable).parent.parent)
     return env

@@ -250,11 +250,12 @@ def end_jvm() -> int | None:
     return proc.wait(timeout=EXIT_WAIT_SECONDS)
 
 
-def main() -> int:
+def main(workload: str | None = None) -> int:
     """Write this installation's archive if it has none: a session of its own loads a small generated
     day into a temporary warehouse and queries it, so the archive holds the classes of the metastore,
     a load and a query; the archive is put in place once its JVM exited cleanly and a JVM starts
-    with it. Sessions that start meanwhile run without it."""
+    with it. Sessions that start meanwhile run without it. ``workload``: another session script
+    (Python source; argv[1] is the generated day), e.g. a smaller one in a test."""
     import subprocess
 
     from .session import local_conf
@@ -269,7 +270,7 @@ def main() -> int:
             generate += ["--qmgrs", "1", "--queues", "5", "--intervals", "2"]
             subprocess.run(generate, check=True, stdout=subprocess.DEVNULL)
             env = {**os.environ, "MQSMF_WAREHOUSE_DIR": str(Path(work) / "warehouse"), WRITE_ENV: str(chosen.temporary)}
-            subprocess.run([sys.executable, "-c", _WORKLOAD, str(day)], check=True, env=env)
+            subprocess.run([sys.executable, "-c", workload or _WORKLOAD, str(day)], check=True, env=env)
         if not starts_with(chosen.temporary):
             print(f"mqsmf: the JVM class archive {chosen.archive} was not written; sessions start without it")
             return 1
