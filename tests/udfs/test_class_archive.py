@@ -103,6 +103,21 @@ def test_the_class_path_is_part_of_the_archives_name(cache):
     assert plain.archive.parent == with_jar.archive.parent and plain.archive != with_jar.archive
 
 
+def test_a_reinstalled_jar_changes_the_archives_name(cache, tmp_path, monkeypatch):
+    """The JVM refuses an archive whose jars have another size or time (and says nothing, its log is
+    off): the name must change with them, or sessions would keep a useless archive."""
+    import pyspark
+
+    fake = tmp_path / "pyspark"
+    (fake / "jars").mkdir(parents=True)
+    jar = fake / "jars" / "spark-core.jar"
+    jar.write_bytes(b"jar")
+    monkeypatch.setattr(pyspark, "__file__", str(fake / "__init__.py"))
+    before = class_archive.plan({}).archive
+    os.utime(jar, ns=(jar.stat().st_atime_ns, jar.stat().st_mtime_ns + 1_000_000_000))
+    assert class_archive.plan({}).archive != before
+
+
 @pytest.mark.parametrize("version", ["11.0.22", "1.8.0_402", "unknown"])
 def test_a_java_without_dynamic_archives_runs_without(tmp_path, monkeypatch, version):
     monkeypatch.setenv(class_archive.CACHE_ENV, str(tmp_path / "cache"))

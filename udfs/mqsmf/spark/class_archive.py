@@ -14,8 +14,9 @@ How (Java 13 and later: dynamic archives, JEP 350):
   exited cleanly and a JVM starts with it: a cut-short archive crashes every JVM that maps it;
 - every session starts with ``-XX:SharedArchiveFile`` when the archive is in place, else without.
   The JVM checks the archive against its own build and class path and ignores one that does not
-  match; the archive's name carries a hash of the Java runtime, the pyspark jars and the session's
-  extra class path, so an upgrade needs a new one (archives no session used for 14 days are
+  match; the archive's name carries a hash of the Java runtime, the pyspark jars (names, sizes and
+  times, which the JVM checks too) and the session's extra class path, so an upgrade or a reinstall
+  needs a new one (archives no session used for 14 days are
   removed when one is written). A JVM that does not start with the archive is started again
   without it, and the archive removed;
 - one process at a time writes an archive (a lock file naming its pid; a dead holder's lock is
@@ -112,7 +113,9 @@ def archive_key(java: Path, release: dict[str, str], conf: dict[str, str]) -> st
     import pyspark
 
     jars = Path(pyspark.__file__).resolve().parent / "jars"
-    listing = sorted(f"{p.name}:{p.stat().st_size}" for p in jars.glob("*.jar")) if jars.is_dir() else []
+    # Size and time of each jar, as the JVM checks them: a reinstall at the same path needs a new archive.
+    stats = ((p.name, p.stat()) for p in jars.glob("*.jar")) if jars.is_dir() else ()
+    listing = sorted(f"{name}:{st.st_size}:{st.st_mtime_ns}" for name, st in stats)
     parts = [str(java), release.get("JAVA_RUNTIME_VERSION", release.get("JAVA_VERSION", "")), pyspark.__version__]
     parts += [str(jars), *listing, *(f"{k}={conf.get(k, '')}" for k in CLASS_PATH_CONF)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
