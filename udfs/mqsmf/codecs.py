@@ -110,6 +110,14 @@ def is_packed_date(b0: int, b1: int, b2: int, b3: int) -> bool:
     return 1 <= doy <= 366
 
 
+def packed_dates_ok(c: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``is_packed_date`` of the four bytes at each position ``at`` of the bytes ``c``, vectorised."""
+    b0, b1, b2, b3 = (c[at + i].astype(np.int32) for i in range(4))
+    digits = (b1 >> 4 <= 9) & (b1 & 0xF <= 9) & (b2 >> 4 <= 9) & (b2 & 0xF <= 9) & (b3 >> 4 <= 9)
+    doy = (b2 >> 4) * 100 + (b2 & 0xF) * 10 + (b3 >> 4)
+    return (b0 <= 0x01) & digits & ((b3 & 0xF == 0xF) | (b3 & 0xF == 0xC)) & (doy >= 1) & (doy <= 366)
+
+
 def days_to_packed_date(days: np.ndarray) -> np.ndarray:
     """Days since 1970-01-01 -> packed X'0cyydddF' (uint32); the writer's inverse."""
     d = np.asarray(days, dtype="datetime64[D]")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .codecs import is_packed_date
+from .codecs import is_packed_date, packed_dates_ok
 from .headers import (
     MQ_TYPES,
     QWHS_NSDA,
@@ -256,14 +256,6 @@ def _chain_ok(b, q: int, n: int) -> bool:
     return True
 
 
-def _packed_dates(c: np.ndarray, at: np.ndarray) -> np.ndarray:
-    """``is_packed_date`` of the four bytes at each position ``at`` of ``c``, vectorised."""
-    b0, b1, b2, b3 = (c[at + i].astype(np.int32) for i in range(4))
-    digits = (b1 >> 4 <= 9) & (b1 & 0xF <= 9) & (b2 >> 4 <= 9) & (b2 & 0xF <= 9) & (b3 >> 4 <= 9)
-    doy = (b2 >> 4) * 100 + (b2 & 0xF) * 10 + (b3 >> 4)
-    return (b0 <= 0x01) & digits & ((b3 & 0xF == 0xF) | (b3 & 0xF == 0xC)) & (doy >= 1) & (doy <= 366)
-
-
 def _sane_rdw_run(b, n: int, out: _Builder) -> int:
     """Accept the leading run of records that ``frame_rdw``'s walk accepts without a doubt, found in
     numpy time, into ``out``; return where the walk goes on (``n`` when the whole buffer is sane).
@@ -289,7 +281,7 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
     starting = sane & (seg <= SEG_FIRST)  # a complete or first segment: an SMF header follows its RDW
     sane[starting] = lengths[starting] >= SMF_DATE_END
     starting &= sane
-    sane[starting] = _packed_dates(c, at[starting] + RDW + _DATE_NORDW)
+    sane[starting] = packed_dates_ok(c, at[starting] + RDW + _DATE_NORDW)
     first_insane = len(at) if sane.all() else int(np.argmin(sane))
     if first_insane == len(at) and p == n:
         run, resume = len(at), n
