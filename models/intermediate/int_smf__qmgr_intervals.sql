@@ -30,6 +30,11 @@ statistics_records as (
             interval_start_at,
             interval_end_at,
             record_created_at,
+            {%- if model_name == 'stg_smf__qqst' %}
+                case when is_shared then nullif(trim(queue_qsg_name), '') end as shared_queue_qsg_name,
+            {%- else %}
+                cast(null as string) as shared_queue_qsg_name,
+            {%- endif %}
             loaded_at,
             interval_date
         from {{ ref(model_name) }}
@@ -61,6 +66,11 @@ final as (
         max(interval_end_at) as interval_end_at,
         -- A standalone MQ 10 queue manager writes QWHX with a blank QSG name: outside any QSG (NULL).
         max(nullif(trim(qsg_name), '')) as header_qsg_name,
+        -- The QSG its shared queues name (QQSTQSGN, the latest record's): int_smf__qmgr_qsg's evidence
+        -- before MQ 10, kept here so that it reads a row per interval, not every queue of all history.
+        max_by(shared_queue_qsg_name, case when shared_queue_qsg_name is not null then record_created_at end)
+            as shared_queue_qsg_name,
+        max(case when shared_queue_qsg_name is not null then record_created_at end) as shared_queue_qsg_named_at,
         max_by(system_id, record_created_at) as system_id,
         max_by(mq_version, record_created_at) as mq_version,
         max_by(utc_offset_minutes, record_created_at) as utc_offset_minutes,

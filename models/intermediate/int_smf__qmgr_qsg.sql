@@ -25,10 +25,10 @@ named_observations as (
 
     select
         qmgr_name,
-        nullif(trim(queue_qsg_name), '') as qsg_name,
-        record_created_at as observed_at
-    from {{ ref('stg_smf__qqst') }}
-    where is_shared
+        shared_queue_qsg_name as qsg_name,
+        shared_queue_qsg_named_at as observed_at
+    from intervals
+    where shared_queue_qsg_name is not null
 
     union all
 

@@ -1,5 +1,7 @@
 -- Coupling facility application structures of each queue-sharing group, from every place that
--- names one: CF manager statistics (QEST), shared message data sets (QESD) and shared queues (QQSTCFST).
+-- names one: CF manager statistics (QEST), shared message data sets (QESD) and shared queues (QQSTCFST,
+-- each queue's latest that day in int_queue_stats__daily: the dimension is rebuilt on every run, from
+-- a row per queue and day instead of every interval of all history).
 -- Grain: one row per queue-sharing group x CF structure.
 
 with
@@ -39,10 +41,10 @@ sightings as (
         cf_structure_name as structure_name,
         cast(null as bigint) as structure_number,
         qmgr_name,
-        interval_start_at,
-        interval_end_at,
+        first_interval_start_at as interval_start_at,
+        last_interval_end_at as interval_end_at,
         'QQST' as seen_in
-    from {{ ref('int_queue_stats__partial_rules_applied') }}
+    from {{ ref('int_queue_stats__daily') }}
     where is_shared and cf_structure_name is not null
 ),
 

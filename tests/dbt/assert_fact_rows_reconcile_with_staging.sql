@@ -1,6 +1,9 @@
 -- Row counts reconcile at each grain: every staged structure instance is exactly one fact row (the
 -- channel initiator task fact: one row per entry of its four task arrays).
--- Returns the facts whose row count differs from their staging models'.
+-- Counted on the interval dates of the newest load (macro recently_loaded_dates_condition; var
+-- test_scope 'all' counts every date), per date: a day's check costs a day's rows.
+-- Returns the facts and dates whose row count differs from their staging models'.
+{%- set tested = recently_loaded_dates_condition() %}
 
 with
 
@@ -17,10 +20,29 @@ counts as (
     ] %}
         select
             '{{ fact_model }}' as fact_model,
+            interval_date,
+            sum(staging_rows) as staging_rows,
+            sum(fact_rows) as fact_rows
+        from (
             {%- for model in ([staging_model] if staging_model is string else staging_model) %}
-                (select count(*) from {{ ref(model) }}){{ ' +' if not loop.last }}
-            {%- endfor %} as staging_rows,
-            (select count(*) from {{ ref(fact_model) }}) as fact_rows
+                select
+                    interval_date,
+                    count(*) as staging_rows,
+                    0 as fact_rows
+                from {{ ref(model) }}
+                where {{ tested }}
+                group by interval_date
+                union all
+            {%- endfor %}
+            select
+                interval_date,
+                0 as staging_rows,
+                count(*) as fact_rows
+            from {{ ref(fact_model) }}
+            where {{ tested }}
+            group by interval_date
+        )
+        group by interval_date
         {%- if not loop.last %}
             union all
         {%- endif %}

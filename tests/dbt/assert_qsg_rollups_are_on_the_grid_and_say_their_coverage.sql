@@ -3,7 +3,8 @@
 -- (a member reporting a shared object in a slot wrote statistics in it), covered member-seconds
 -- within what the reporting members can cover, coverage_ratio = covered / expected. The sums
 -- themselves are reconciled by the gate (mqsmf check --stage marts, quality/checks.py ROLLUPS), from
--- the member facts by another route. Returns the rows that break this.
+-- the member facts by another route. Checked on the interval dates of the newest load (var
+-- test_scope 'all': every date). Returns the rows that break this.
 {%- set grid = qsg_grid_seconds() %}
 
 with
@@ -28,6 +29,7 @@ rollups as (
             expected_member_seconds,
             coverage_ratio
         from {{ ref(fact_model) }}
+        where {{ recently_loaded_dates_condition() }}
         {%- if not loop.last %}
             union all
         {%- endif %}
