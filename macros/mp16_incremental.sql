@@ -76,6 +76,10 @@
                 ('fct_channel_accounting', 'interval_date'),
             ],
         },
+        'int_mp16__shared_queue_cf_usage': {
+            'loads': {'table_name': 'qqst', 'days_earlier': {}},
+            'through': [('fct_queue_stats', 'interval_date')],
+        },
         'int_mp16__page_set_advisories': {
             'loads': {'table_name': 'qis1', 'days_earlier': {}},
             'through': [('stg_smf__qis1', 'interval_date')],

@@ -34,10 +34,11 @@ ADVISORIES = f"{INTERMEDIATE}.int_mp16__queue_advisories"
 ACCOUNTING = f"{INTERMEDIATE}.int_mp16__accounting_advisories"
 CHIN = f"{INTERMEDIATE}.int_mp16__chin_advisories"
 PAGE_SETS = f"{INTERMEDIATE}.int_mp16__page_set_advisories"
-JUDGED = (ADVISORIES, ACCOUNTING, CHIN, PAGE_SETS)
+CF_USAGE = f"{INTERMEDIATE}.int_mp16__shared_queue_cf_usage"
+JUDGED = (ADVISORIES, ACCOUNTING, CHIN, PAGE_SETS, CF_USAGE)
 MODELS = (
     "int_queue_stats__carried_forward", "int_mp16__queue_advisories", "int_mp16__accounting_advisories",
-    "int_mp16__chin_advisories", "int_mp16__page_set_advisories",
+    "int_mp16__chin_advisories", "int_mp16__page_set_advisories", "int_mp16__shared_queue_cf_usage",
 )  # fmt: skip
 SECOND_DAY = "2025-06-03"
 # PS02 fires on every page set interval that follows its previous one (expansions grew by more than
@@ -49,7 +50,12 @@ VARS = {"raw_schema": RAW, "mp16_thresholds": {"PS02_warning": -1, "Q12_info": 0
 
 def _frame(spark, table: str) -> pd.DataFrame:
     frame = spark.table(table).toPandas()
-    keys = [c for c in ("qmgr_name", "queue_name", "rule_id", "object_name", "interval_start_at") if c in frame]
+    keys = [
+        c
+        for c in ("qmgr_name", "queue_name", "structure_name", "rule_id", "object_name", "interval_start_at",
+                  "aligned_interval_end_at", "interval_date")
+        if c in frame
+    ]  # fmt: skip
     return frame.sort_values(keys).reset_index(drop=True)
 
 
@@ -141,6 +147,49 @@ def test_the_runs_equal_a_recount_from_the_facts(built):
         for r in full[STATE].itertuples()
     }
     assert got == expected
+
+
+def _message_cf_bytes(avg_bytes, min_entry_bytes: int = 1536) -> int:
+    """CF storage of a message of this average size: MP16 "Application structures" (ch. 2, p. 74), as
+    the seed's CF15 formula writes it: max(roundup_256(L + 372), 1536) + 256 for L <= 64,512, else 2 KB."""
+    size = 0 if pd.isna(avg_bytes) else int(avg_bytes)
+    return 2048 if size > 64512 else max(-(-(size + 372) // 256) * 256, min_entry_bytes) + 256
+
+
+def _cf_usage_recount(spark, min_entry_bytes: int = 1536) -> dict:
+    """int_mp16__shared_queue_cf_usage recounted in Python from the shared queues' facts."""
+    facts = spark.table(f"{MARTS}.fct_queue_stats").where("is_shared AND cf_structure_name IS NOT NULL").toPandas()
+    assert facts.interval_date.astype(str).nunique() == 2  # shared queues on both days
+    usage: dict = {}
+    for r in facts.itertuples():
+        key = (r.qmgr_name, r.cf_structure_name, r.aligned_interval_end_at, str(r.interval_date))
+        gets, peak, largest = usage.get(key, (None, 0, None))
+        size = _message_cf_bytes(r.msg_size_avg_bytes, min_entry_bytes)
+        if pd.notna(r.msgs_out):
+            gets = (gets or 0) + int(r.msgs_out)
+            if r.msgs_out > 0:
+                largest = max(largest or 0, size)
+        peak += (0 if pd.isna(r.depth_high) else int(r.depth_high)) * size
+        usage[key] = (gets, peak, largest)
+    return usage
+
+
+def _cf_usage(frame: pd.DataFrame) -> dict:
+    return {
+        (r.qmgr_name, r.structure_name, r.aligned_interval_end_at, str(r.interval_date)): (
+            None if pd.isna(r.gets) else int(r.gets),
+            r.peak_message_bytes,
+            None if pd.isna(r.largest_got_message_bytes) else int(r.largest_got_message_bytes),
+        )
+        for r in frame.itertuples()
+    }
+
+
+def test_the_shared_queues_cf_usage_equals_a_recount_from_the_facts(built):
+    spark, _, full, _ = built
+    expected = _cf_usage_recount(spark)
+    assert any(largest for _, _, largest in expected.values())
+    assert _cf_usage(full[CF_USAGE]) == expected
 
 
 def test_a_later_day_is_judged_from_the_state_carried_in(built):
@@ -238,6 +287,14 @@ def test_a_changed_threshold_re_judges_all_history(built):
     assert (q03.interval_date.astype(str) < SECOND_DAY).any()  # the first day was judged again
     _run(dbt, "--select", "int_mp16__queue_advisories")  # back to the seed's threshold
     pd.testing.assert_frame_equal(_frame(spark, ADVISORIES), full[ADVISORIES], check_dtype=False)
+
+
+def test_a_changed_cf_sizing_parameter_sizes_all_history_again(built):
+    spark, dbt, full, _ = built
+    _run(dbt, "--select", "int_mp16__shared_queue_cf_usage", mp16_thresholds={"CF15_min_entry_bytes": 4096})
+    assert _cf_usage(_frame(spark, CF_USAGE)) == _cf_usage_recount(spark, min_entry_bytes=4096)
+    _run(dbt, "--select", "int_mp16__shared_queue_cf_usage")  # back to the seed's parameters
+    pd.testing.assert_frame_equal(_frame(spark, CF_USAGE), full[CF_USAGE], check_dtype=False)
 
 
 # Last in the module: it changes the accounting.

@@ -1,6 +1,7 @@
 -- MP16 coupling facility rules CF01-CF08, CF15, CF16 and LOG12 on each queue manager's use
--- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04 also reads the MQGETs of the shared
--- queues of the structure on that queue manager in the same interval (fct_queue_stats, QQST).
+-- of each CF structure (fct_cf_structure_qmgr_stats, QEST); CF04, CF15 and CF16 also read the shared
+-- queues' use of the structure on that queue manager in the same interval (int_mp16__shared_queue_cf_usage,
+-- from QQST: MQGETs, peak depths in CF storage, the largest message got).
 -- CF11 judges each queue manager's shared message data set of a structure (QESD, from staging).
 -- CF04 needs min_volume MQGETs on the structure's shared queues. CF05 judges the single-entry
 -- average service time against the absolute limit and its baseline, and the multi-entry average
@@ -70,40 +71,17 @@ qsg_members as (
     group by qsg_name
 ),
 
--- The CF storage of one message of each shared queue's average size (CF15's sizing).
-shared_queue_messages as (
-    select
-        qmgr_name,
-        cf_structure_name as structure_name,
-        aligned_interval_end_at,
-        msgs_out,
-        depth_high,
-        case
-            when coalesce(msg_size_avg_bytes, 0) > {{ mp16_threshold(mp16, 'CF15', 'max_entry_message_bytes') }}
-                then {{ mp16_threshold(mp16, 'CF15', 'large_message_bytes') }}
-            else
-                greatest(
-                    ceil(
-                        (coalesce(msg_size_avg_bytes, 0) + {{ mp16_threshold(mp16, 'CF15', 'entry_overhead_bytes') }})
-                        / {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }}
-                    ) * {{ mp16_threshold(mp16, 'CF15', 'element_bytes') }},
-                    {{ mp16_threshold(mp16, 'CF15', 'min_entry_bytes') }}
-                ) + {{ mp16_threshold(mp16, 'CF15', 'entry_control_bytes') }}
-        end as message_cf_bytes
-    from {{ ref('fct_queue_stats') }}
-    where is_shared and cf_structure_name is not null
-),
-
+-- The shared queues' use of each structure on each queue manager, per interval (an interval whose
+-- rows straddle two interval dates is summed here).
 shared_queue_gets as (
     select
         qmgr_name,
         structure_name,
         aligned_interval_end_at,
-        sum(msgs_out) as gets,
-        sum(coalesce(depth_high, 0) * message_cf_bytes) as peak_message_bytes,
-        -- CF16: the largest message its gets leave for the batch delete.
-        max(case when msgs_out > 0 then message_cf_bytes end) as largest_got_message_bytes
-    from shared_queue_messages
+        sum(gets) as gets,
+        sum(peak_message_bytes) as peak_message_bytes,
+        max(largest_got_message_bytes) as largest_got_message_bytes
+    from {{ ref('int_mp16__shared_queue_cf_usage') }}
     group by qmgr_name, structure_name, aligned_interval_end_at
 ),
 
