@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pandas as pd
 import pytest
 
 from mqsmf.report.data import Limits, ReportQueries, Scope, SparkRunner, parse_time
@@ -173,6 +174,26 @@ def test_channel_initiator_task_busy_and_rates(runner):
     assert row["dispatcher_requests_per_second"] == pytest.approx(3.0)
     assert row["adapter_busy_pct"] == pytest.approx(100.0) and row["adapter_requests_per_second"] == 0.5
     assert (row["active_channels_high"], row["max_channels"]) == (30.0, 200.0)
+
+
+@pytest.mark.parametrize(
+    "scope",
+    [Scope(), Scope(qsgs=("QSGA",)), Scope(start=parse_time("2025-06-03")), Scope(qmgrs=("QM03",))],
+    ids=["everything", "one qsg", "one day", "nothing"],
+)
+def test_pinned_charted_objects_give_the_series_of_the_ranking(runner, scope):
+    """collect() ranks each section once and pins the result as literal rows; every query built on
+    the pinned rows returns what it returns on the ranking itself."""
+    sections = ("queues", "page_sets", "channel_initiators")  # the ones this module's tables hold
+    pinned, ranked = _queries(scope, queues=2), _queries(scope, queues=2)
+    for queries in (pinned, ranked):
+        queries.sections = {name: queries.sections[name] for name in sections}
+    for name in sections:
+        charted = runner.sql(pinned.charted(name))
+        pinned.pin_charted(name, charted)
+        assert "values" in pinned.charted(name) or charted.empty
+        pd.testing.assert_frame_equal(runner.sql(pinned.series(name)), runner.sql(ranked.series(name)), obj=name)
+    assert scope.qmgrs or not runner.sql(pinned.series("queues")).empty
 
 
 def test_scope_parsing_and_validation():

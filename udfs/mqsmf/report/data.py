@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pandas as pd
 
+from ..warehouse import literal
 from .model import COLUMNS, ReportData
 
 ADVISORIES = "fct_mp16_advisories"
@@ -294,6 +295,10 @@ class ReportQueries:
         self.scope = scope or Scope()
         self.staging = staging or staging_schema(marts)
         self.sections = dict(SELECTIONS)  # collect() drops those whose tables do not exist
+        # Per section, the charted objects as a relation of literal rows once pin_charted() fixed
+        # them: the series, the marks and the shared queues' members then read the ranking's result
+        # instead of ranking every object of the fact again.
+        self.pinned: dict[str, str] = {}
 
     def qmgr_in_scope(self, alias: str) -> str:
         """dim_queue_manager rows in scope: named (or in a named QSG) and with intervals in the range."""
@@ -365,6 +370,22 @@ class ReportQueries:
             f"left join ({advisories}) a on a.{s.scope} = c.{s.scope} and a.object_name = c.object_key"
         )
 
+    def charted(self, name: str) -> str:
+        """The section's charted objects (keys, object_key, chart_rank, candidates): pinned, or ranked."""
+        if name in self.pinned:
+            return self.pinned[name]
+        return f"select * from ({self.selected(name)}) where chart_rank <= {int(getattr(self.limits, name))}"
+
+    def pin_charted(self, name: str, charted: pd.DataFrame) -> None:
+        """Fix the section's charted objects to ``charted`` (the rows of ``charted(name)``)."""
+        keys = (*SELECTIONS[name].keys, "object_key")
+        rows = _rows_relation(charted, (*keys, "chart_rank", "candidates"))
+        # The types the ranking gives them (the series return both; literals would be narrower).
+        self.pinned[name] = (
+            f"select {', '.join(keys)}, cast(chart_rank as int) as chart_rank, "
+            f"cast(candidates as bigint) as candidates from ({rows})"
+        )
+
     def series(self, name: str) -> str:
         s = SELECTIONS[name]
         limit = getattr(self.limits, name)
@@ -379,7 +400,7 @@ class ReportQueries:
         return (
             f"select * from (select sel.chart_rank, sel.candidates, {key_cols}, {_iso('f.' + s.interval)} as "
             f"interval_start_at, {_doubles('f', MEASURES[name])}, {dedupe} "
-            f"from {self.relation(name)} f inner join ({self.selected(name)}) sel on {on} "
+            f"from {self.relation(name)} f inner join ({self.charted(name)}) sel on {on} "
             f"where sel.chart_rank <= {int(limit)}) where dup = 1 order by chart_rank, interval_start_at"
         )
 
@@ -392,7 +413,7 @@ class ReportQueries:
             f"from {self.relation('queues')} q "
             f"inner join {self.relation('shared_queues')} g on g.qsg_name = q.qsg_name "
             f"and g.queue_name = q.queue_name and g.interval_end_at = q.aligned_interval_end_at "
-            f"inner join ({self.selected('shared_queues')}) sel on sel.qsg_name = q.qsg_name "
+            f"inner join ({self.charted('shared_queues')}) sel on sel.qsg_name = q.qsg_name "
             f"and sel.queue_name = q.queue_name and sel.chart_rank <= {int(self.limits.shared_queues)} "
             f"where q.is_shared order by q.qsg_name, q.queue_name, q.qmgr_name, interval_start_at"
         )
@@ -422,7 +443,7 @@ class ReportQueries:
         for name, s in self.sections.items():
             parts.append(
                 f"select {self._advisory_columns(COLUMNS['marks'])} from {self.advisories_in_scope()} a "
-                f"left semi join ({self.selected(name)}) sel on a.object_type = '{s.advisory_type}' "
+                f"left semi join ({self.charted(name)}) sel on a.object_type = '{s.advisory_type}' "
                 f"and a.{s.scope} = sel.{s.scope} and a.object_name = sel.object_key "
                 f"and sel.chart_rank <= {int(getattr(self.limits, name))}"
             )
@@ -464,6 +485,23 @@ def dq_checks_sql(quality: str) -> str:
         f"(select *, max(checked_at) over (partition by stage) as latest from {quality}.dq_check_results) "
         "where checked_at = latest order by stage, check_name"
     )
+
+
+def _rows_relation(frame: pd.DataFrame, columns: tuple[str, ...]) -> str:
+    """``frame``'s rows as an inline relation (SQL literals) with ``columns``: a few dozen charted
+    objects, the same SQL for the local session and the Thrift server."""
+    if frame.empty:
+        return "select " + ", ".join(f"null as {c}" for c in columns) + " where false"
+
+    def sql(value) -> str:
+        if value is None or (not isinstance(value, str) and pd.isna(value)):
+            return "NULL"
+        if isinstance(value, float) and value.is_integer():
+            return str(int(value))  # an integer key of a column pandas made float (it holds a NULL)
+        return literal(value.item() if hasattr(value, "item") else value)
+
+    rows = ", ".join("(" + ", ".join(sql(v) for v in row) + ")" for row in frame[list(columns)].itertuples(index=False))
+    return f"select * from values {rows} as charted({', '.join(columns)})"
 
 
 def _frame(runner, query: str, name: str) -> pd.DataFrame:
@@ -520,14 +558,16 @@ def collect(
         notes=notes,
         scope=scope.describe(),
     )
+    for name in q.sections:
+        charted = runner.sql(q.charted(name))
+        data.candidates[name] = int(charted["candidates"].max()) if not charted.empty else 0
+        q.pin_charted(name, charted)
     if has_advisories:
         advisories = runner.sql(q.advisories())
         data.advisories_total = int(advisories["total"].iloc[0]) if not advisories.empty else 0
         data.advisories = advisories.reindex(columns=COLUMNS["advisories"])
         data.marks = _frame(runner, q.marks(), "marks")
     for name in q.sections:
-        frame = runner.sql(q.series(name))
-        data.candidates[name] = int(frame["candidates"].max()) if not frame.empty else 0
-        setattr(data, name, frame.reindex(columns=COLUMNS[name]))
+        setattr(data, name, runner.sql(q.series(name)).reindex(columns=COLUMNS[name]))
     data.shared_queue_members = _frame(runner, q.shared_queue_members(), "shared_queue_members")
     return data
