@@ -371,7 +371,8 @@ class ReportQueries:
         )
 
     def charted(self, name: str) -> str:
-        """The section's charted objects (keys, object_key, chart_rank, candidates): pinned, or ranked."""
+        """The section's charted objects (keys, object_key, chart_rank, candidates), the only place that
+        applies the section's limit: pinned, or ranked."""
         if name in self.pinned:
             return self.pinned[name]
         return f"select * from ({self.selected(name)}) where chart_rank <= {int(getattr(self.limits, name))}"
@@ -388,7 +389,6 @@ class ReportQueries:
 
     def series(self, name: str) -> str:
         s = SELECTIONS[name]
-        limit = getattr(self.limits, name)
         on = " and ".join(f"f.{k} <=> sel.{k}" for k in s.keys)
         key_cols = ", ".join(f"f.{k}" for k in s.keys)
         # One row per object and interval: a pool can be reported by two subtypes (115/215 and the
@@ -400,8 +400,8 @@ class ReportQueries:
         return (
             f"select * from (select sel.chart_rank, sel.candidates, {key_cols}, {_iso('f.' + s.interval)} as "
             f"interval_start_at, {_doubles('f', MEASURES[name])}, {dedupe} "
-            f"from {self.relation(name)} f inner join ({self.charted(name)}) sel on {on} "
-            f"where sel.chart_rank <= {int(limit)}) where dup = 1 order by chart_rank, interval_start_at"
+            f"from {self.relation(name)} f inner join ({self.charted(name)}) sel on {on}) "
+            f"where dup = 1 order by chart_rank, interval_start_at"
         )
 
     def shared_queue_members(self) -> str:
@@ -414,7 +414,7 @@ class ReportQueries:
             f"inner join {self.relation('shared_queues')} g on g.qsg_name = q.qsg_name "
             f"and g.queue_name = q.queue_name and g.interval_end_at = q.aligned_interval_end_at "
             f"inner join ({self.charted('shared_queues')}) sel on sel.qsg_name = q.qsg_name "
-            f"and sel.queue_name = q.queue_name and sel.chart_rank <= {int(self.limits.shared_queues)} "
+            f"and sel.queue_name = q.queue_name "
             f"where q.is_shared order by q.qsg_name, q.queue_name, q.qmgr_name, interval_start_at"
         )
 
@@ -444,8 +444,7 @@ class ReportQueries:
             parts.append(
                 f"select {self._advisory_columns(COLUMNS['marks'])} from {self.advisories_in_scope()} a "
                 f"left semi join ({self.charted(name)}) sel on a.object_type = '{s.advisory_type}' "
-                f"and a.{s.scope} = sel.{s.scope} and a.object_name = sel.object_key "
-                f"and sel.chart_rank <= {int(getattr(self.limits, name))}"
+                f"and a.{s.scope} = sel.{s.scope} and a.object_name = sel.object_key"
             )
         return " union ".join(parts)
 
