@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 
 import pyarrow as pa
@@ -226,3 +227,36 @@ def test_load_plan_covers_every_table_and_quotes_what_it_embeds():
     only_tables = load.load_plan([])
     assert len(only_tables) == 1 + len(load.raw_tables()) + 3  # schema, tables, recover (view, read, drop)
     assert load.ident("a`b") == "`a``b`"
+
+
+def test_cancelled_local_reads_leave_the_queued_partitions_unread(tmp_path, repeated):
+    """A load that fails cancels the partitions its worker processes have not started (load_files:
+    a catalog step failing while the decode, started first, still runs): the read ends with
+    CancelledError, close() does not wait for the rest, and only the started parts were decoded."""
+    from concurrent.futures import CancelledError
+
+    from mqsmf.spark.local import LocalReads
+    from mqsmf.spark.options import ReadOptions
+
+    spool = tmp_path / "spool" / "load-1"
+    total = len(partitions.plan_parts([str(repeated)], "auto", split_bytes=50_000))
+    options = ReadOptions((str(repeated),), "auto", 50_000, str(spool)).to_options()
+    reads = LocalReads(str(tmp_path / "warehouse"), 1)
+    first_part_done, outcome = threading.Event(), {}
+
+    def read() -> None:
+        try:
+            outcome["table"] = reads.read(partitions.AUDIT, options, lambda done, total: first_part_done.set())
+        except BaseException as e:  # noqa: BLE001  (what the test looks at)
+            outcome["error"] = e
+
+    reader = threading.Thread(target=read)
+    try:
+        reader.start()
+        assert first_part_done.wait(120)
+        reads.cancel()
+        reader.join(120)
+    finally:
+        reads.close()
+    assert isinstance(outcome.get("error"), CancelledError) and "table" not in outcome
+    assert total > 10 and 1 <= len(list(spool.glob("part-*"))) <= 3  # the first, the running one (and a race)

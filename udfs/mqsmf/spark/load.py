@@ -294,6 +294,10 @@ def load_files(
         # The first catalog access of a process opens the metastore (creating it, the first time).
         listing = time.perf_counter() - listed
         step_seconds = {"list tables": listing, **run_steps(spark, steps, progress, results, reads, early)}
+    except BaseException:
+        if reads is not None:
+            reads.cancel()  # e.g. the early decode's partitions, when a catalog step failed first
+        raise
     finally:  # a load that failed never reads its spool again: the next one decodes anew
         if reads is not None:
             reads.close()  # after the queued reads: the early read ends too

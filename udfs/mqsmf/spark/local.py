@@ -26,7 +26,7 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_EXCEPTION, Future, wait
-from queue import SimpleQueue
+from queue import Empty, SimpleQueue
 
 import pyarrow as pa
 
@@ -128,6 +128,20 @@ class LocalReads:
                 error = answer[1]
                 error.add_note(f"in a local worker process:\n{answer[2]}")
                 future.set_exception(error)
+
+    def cancel(self) -> None:
+        """Cancel the partitions queued and not started (the running ones finish): a load that
+        failed reads nothing more, and close() need not wait for them."""
+        while True:
+            try:
+                task = self.tasks.get_nowait()
+            except Empty:
+                return
+            if task is None:  # closing already: leave the stop where it was
+                self.tasks.put(None)
+                return
+            task[0].cancel()
+            task[0].set_running_or_notify_cancel()  # wakes wait(): cancel() alone does not
 
     def close(self) -> None:
         for _ in self.threads:
