@@ -96,7 +96,7 @@ class ByteProgress:
 
 
 def check_input_file(path: str) -> int:
-    """The size of an SMF dump the user named, or InputError (missing, a folder, empty)."""
+    """The size of a file the user named, or InputError (missing, a folder, empty)."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{path}: no such file")
@@ -106,6 +106,28 @@ def check_input_file(path: str) -> int:
     if size == 0:
         raise InputError(f"{path}: empty file (0 bytes), not an SMF dump")
     return size
+
+
+def sort_input_files(command: str, paths: list[str], framing: str = "auto"):
+    """The files' kinds (mqsmf.inputs), each unrecognised one reported on stderr. InputError for a
+    path that does not exist (nothing runs then)."""
+    from .inputs import sort_inputs
+
+    try:
+        recognised, unrecognised = sort_inputs(paths, framing)
+    except FileNotFoundError as e:
+        raise InputError(str(e)) from e
+    for u in unrecognised:
+        print(f"{command}: {u}", file=sys.stderr)
+    return recognised, unrecognised
+
+
+def input_exit_status(processed: int, skipped: int, data_problems: bool = False) -> int:
+    """The exit status for files read: 2 when none could be processed (every file unrecognised),
+    1 when some were skipped or the data has problems (quarantine), else 0."""
+    if skipped and not processed:
+        return EXIT_USAGE
+    return EXIT_DATA if skipped or data_problems else EXIT_OK
 
 
 def no_mq_records(path: str, report) -> str | None:
@@ -124,8 +146,9 @@ def check_structures(structures: list[str] | None) -> list[str] | None:
     if not structures:
         return None
     from .layouts import layouts
+    from .pcf.reader import STRUCTURE as EVENTS_STRUCTURE
 
-    known = sorted(layouts())
+    known = sorted([*layouts(), EVENTS_STRUCTURE])
     names = [s.upper() for s in structures]
     unknown = [s for s in names if s not in known]
     if unknown:
@@ -138,39 +161,60 @@ def check_structures(structures: list[str] | None) -> list[str] | None:
 
 def _decode(args: argparse.Namespace) -> int:
     from .decode import RAW, TYPED
+    from .inputs import EVENTS
     from .output import TableSink
+    from .pcf.reader import STRUCTURE as EVENTS_STRUCTURE
+    from .pcf.reader import read_dump
     from .reader import FileReport, iter_file
 
     structures = check_structures(args.structure)
-    sizes = {path: check_input_file(path) for path in args.files}  # every file, before writing any
+    recognised, unrecognised = sort_input_files("mqsmf decode", args.files, args.framing)
     mode = RAW if args.format == "jsonl" else TYPED
-    sink = TableSink(args.out, args.format)
-    quarantined = 0
+    sink = TableSink(args.out, args.format) if recognised else None
+    quarantined, processed, skipped = 0, 0, len(unrecognised)
     try:
-        for path in args.files:
-            report = FileReport(path)
-            bar = ByteProgress(f"decode {path}", sizes[path], show_progress(args))
+        for f in recognised:
+            if f.kind == EVENTS:
+                table, dump = read_dump(f.path)
+                if table.num_rows and (structures is None or EVENTS_STRUCTURE in structures):
+                    for batch in table.combine_chunks().to_batches():
+                        sink.add(EVENTS_STRUCTURE, batch)
+                for q in dump.quarantine:
+                    print(f"quarantined: {q}", file=sys.stderr)
+                quarantined += len(dump.quarantine)
+                processed += 1
+                continue
+            report = FileReport(f.path)
+            bar = ByteProgress(f"decode {f.path}", f.size, show_progress(args))
             try:
-                for name, batch in iter_file(path, structures, args.framing, mode, report=report, progress=bar):
+                for name, batch in iter_file(f.path, structures, f.framing, mode, report=report, progress=bar):
                     sink.add(name, batch)
-            except FramingError as e:
-                raise InputError(f"{path}: not an SMF dump: {e}") from e
+            except FramingError as e:  # a forced --framing that does not fit the file
+                print(
+                    f"mqsmf decode: {f.path}: not an SMF dump with --framing {args.framing}: {e}; skipped",
+                    file=sys.stderr,
+                )
+                skipped += 1
+                continue
             finally:
                 bar.close()
-            problem = no_mq_records(path, report)
+            problem = no_mq_records(f.path, report)
             if problem:
-                raise InputError(problem)
+                print(f"mqsmf decode: {problem}; skipped", file=sys.stderr)
+                skipped += 1
+                continue
             for q in report.quarantine:
                 print(f"quarantined: {q}", file=sys.stderr)
             quarantined += len(report.quarantine)
+            processed += 1
     finally:
-        sink.close()
-    for name, n in sorted(sink.rows.items()):
-        print(f"{name:8s} {n:9d} rows -> {sink.path(name)}")
+        if sink is not None:
+            sink.close()
+    for name, n in sorted(sink.rows.items() if sink else ()):
+        print(f"{name:11s} {n:9d} rows -> {sink.path(name)}")
     if quarantined:
         print(f"{quarantined} quarantined spans (see messages above)", file=sys.stderr)
-        return EXIT_DATA
-    return EXIT_OK
+    return input_exit_status(processed, skipped, bool(quarantined))
 
 
 # -- inspect --------------------------------------------------------------------------------------
@@ -181,7 +225,55 @@ def _label(t, s) -> str:
 
 
 def inspect_file(path: str, framing: str = "auto", progress: bool = False) -> dict:
-    """What ``mqsmf inspect`` says about one file, as a dict (also its ``--json`` form)."""
+    """What ``mqsmf inspect`` says about one file, as a dict (also its ``--json`` form): an SMF
+    dump, or a dmpmqmsg dump of event messages. InputError when it is neither."""
+    from .inputs import EVENTS, Unrecognised, recognise
+
+    try:
+        kind = recognise(path, framing)
+    except FileNotFoundError as e:
+        raise InputError(str(e)) from e
+    if isinstance(kind, Unrecognised):
+        raise InputError(kind.reason if kind.reason.startswith(path) else f"{path}: {kind.reason}")
+    if kind.kind == EVENTS:
+        return inspect_event_dump(path)
+    return inspect_smf_dump(path, kind.framing if framing == "auto" else framing, progress)
+
+
+def inspect_event_dump(path: str) -> dict:
+    """``mqsmf inspect`` of a dmpmqmsg dump: messages read, queue depth events decoded, messages
+    skipped (other events or commands) by reason, the quarantine, queue managers, queues, put times."""
+    import hashlib
+
+    from .pcf.reader import FRAMING, read_dump_bytes
+
+    data = Path(path).read_bytes()  # event dumps are small: one message per queue manager per event
+    table, dump = read_dump_bytes(data, path)
+    cols = table.select(["event_qmgr_name", "queue_name", "event_name", "put_at"]).to_pydict()
+    times = [t for t in cols["put_at"] if t is not None]
+    return {
+        "path": path,
+        "kind": "events",
+        "size": dump.size,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "framing": FRAMING,
+        "messages": {"read": dump.messages, "decoded": dump.decoded, "skipped": dump.skipped},
+        "skipped_reasons": dict(dump.skipped_reasons.most_common()),
+        "events": dict(sorted(Counter(cols["event_name"]).items())),
+        "queue_managers": dict(sorted(Counter(cols["event_qmgr_name"]).items())),
+        "queues": len(set(cols["queue_name"])),
+        "first_put_time": min(times).isoformat() if times else None,
+        "last_put_time": max(times).isoformat() if times else None,
+        "quarantine": {
+            "spans": len(dump.quarantine),
+            "bytes": sum(q.length for q in dump.quarantine),
+            "entries": [{"offset": q.offset, "length": q.length, "reason": q.reason} for q in dump.quarantine],
+        },
+    }
+
+
+def inspect_smf_dump(path: str, framing: str = "auto", progress: bool = False) -> dict:
+    """``mqsmf inspect`` of an SMF dump."""
     from .decode import TYPED
     from .reader import FileReport, iter_file
 
@@ -210,6 +302,7 @@ def inspect_file(path: str, framing: str = "auto", progress: bool = False) -> di
     keys = sorted(set(report.read) | set(report.quarantined), key=lambda k: (k[0] or -1, k[1] or -1))
     return {
         "path": path,
+        "kind": "smf",
         "size": report.size,
         "sha256": report.sha256,
         "framing": report.framing,
@@ -245,7 +338,32 @@ def inspect_file(path: str, framing: str = "auto", progress: bool = False) -> di
     }
 
 
+def _print_event_inspection(info: dict) -> None:
+    print(f"{info['path']}  (dmpmqmsg dump of event messages)")
+    print(f"  size {info['size']:,} bytes, sha256 {info['sha256'][:16]}...")
+    m = info["messages"]
+    print(f"  messages: {m['read']:,} read, {m['decoded']:,} queue depth events decoded, {m['skipped']:,} skipped")
+    for reason, n in info["skipped_reasons"].items():
+        print(f"    skipped x{n:,}: {reason}")
+    print("  events: " + (", ".join(f"{k} {v:,}" for k, v in info["events"].items()) or "-"))
+    print("  queue managers: " + (", ".join(f"{k} ({v:,} events)" for k, v in info["queue_managers"].items()) or "-"))
+    print(f"  queues: {info['queues']:,}")
+    print(f"  put times (UTC): {info['first_put_time']} .. {info['last_put_time']}")
+    _print_quarantine(info["quarantine"])
+
+
+def _print_quarantine(q: dict) -> None:
+    print(f"  quarantine: {q['spans']} spans, {q['bytes']:,} bytes")
+    for e in q["entries"][:20]:
+        print(f"    offset {e['offset']}: {e['length']} bytes: {e['reason']}")
+    if q["spans"] > 20:
+        print(f"    ... {q['spans'] - 20} more")
+
+
 def _print_inspection(info: dict) -> None:
+    if info.get("kind") == "events":
+        _print_event_inspection(info)
+        return
     print(info["path"])
     print(f"  size {info['size']:,} bytes, sha256 {info['sha256'][:16]}...")
     print(f"  framing {info['framing']}, {info['segments']:,} segments")
@@ -266,28 +384,24 @@ def _print_inspection(info: dict) -> None:
     print("  systems: " + ", ".join(info["systems"]))
     print("  MQ versions: " + (", ".join(info["mq_versions"]) or "-"))
     print(f"  time range (UTC): {info['first_smf_time']} .. {info['last_smf_time']}")
-    q = info["quarantine"]
-    print(f"  quarantine: {q['spans']} spans, {q['bytes']:,} bytes")
-    for e in q["entries"][:20]:
-        print(f"    offset {e['offset']}: {e['length']} bytes: {e['reason']}")
-    if q["spans"] > 20:
-        print(f"    ... {q['spans'] - 20} more")
+    _print_quarantine(info["quarantine"])
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    rc, files = EXIT_OK, []
+    files, processed, skipped, quarantined = [], 0, 0, False
     for path in args.files:
         try:
             info = inspect_file(path, args.framing, show_progress(args))
         except InputError as e:  # say so, go on with the next file
-            print(f"mqsmf inspect: {e}", file=sys.stderr)
+            print(f"mqsmf inspect: {e}; skipped", file=sys.stderr)
             files.append({"path": path, "error": str(e)})
-            rc = EXIT_USAGE
+            skipped += 1
             continue
         _print_inspection(info)
         files.append(info)
-        if info["quarantine"]["spans"] and rc == EXIT_OK:
-            rc = EXIT_DATA
+        processed += 1
+        quarantined = quarantined or bool(info["quarantine"]["spans"])
+    rc = input_exit_status(processed, skipped, quarantined)
     if args.json_summary:
         emit_json(args, {"files": files, "exit_status": rc})
     return rc

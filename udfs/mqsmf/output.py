@@ -41,7 +41,11 @@ def _stck_iso(v: int | None) -> str | None:
 
 def json_records(name: str, batch: pa.RecordBatch):
     """Dicts keyed by IBM names from a RAW-mode batch; STCK fields also get a ``<name>_utc`` key."""
-    lay = layouts()[name]
+    lay = layouts().get(name)
+    if lay is None:  # event messages of a dmpmqmsg dump (mqsmf.pcf): their typed columns as they are
+        for row in batch.to_pylist():
+            yield {"structure": name, **row}
+        return
     fields = [(f.column, f.name, f.kind) for f in lay.data_fields]
     flag_names = [fl.name for fl in lay.flags]
     for row in batch.to_pylist():
@@ -59,12 +63,17 @@ def json_records(name: str, batch: pa.RecordBatch):
         yield out
 
 
+def _json_value(v):
+    """Values JSON has no type for: times as ISO-8601, anything else as its text."""
+    return v.isoformat() if hasattr(v, "isoformat") else str(v)
+
+
 def write_json_lines(path: str, items, append: bool = False) -> int:
     n = 0
     with open(path, "a" if append else "w", encoding="utf-8") as f:
         for name, batch in items:
             for rec in json_records(name, batch):
-                f.write(json.dumps(rec, ensure_ascii=False))
+                f.write(json.dumps(rec, ensure_ascii=False, default=_json_value))
                 f.write("\n")
                 n += 1
     return n
