@@ -32,12 +32,13 @@ def _add_load(subparsers) -> None:
     p = subparsers.add_parser(
         "load",
         help="load SMF dumps into the warehouse's raw tables (Spark), idempotently",
-        description="Decode SMF dumps (files, folders, globs) into the raw tables: one per structure, plus "
-        "smf_load_audit and smf_quarantine. Rows already present (same natural key) are not added again. "
-        "Every file is checked first (exists, not empty, starts with SMF records); nothing is loaded when one "
-        "is not an SMF dump.",
-        epilog=EXIT_STATUS_HELP + "; 1 here means the load quarantined spans (see smf_quarantine); 2 also when "
-        "a file holds no IBM MQ records or the warehouse's metastore is in use by another Spark process.",
+        description="Decode SMF dumps and dmpmqmsg dumps of queue depth events (files, folders, globs) into the "
+        "raw tables: one per structure, plus smf_load_audit and smf_quarantine. Rows already present (same "
+        "natural key) are not added again. Every file is judged by its first bytes before Spark starts: a file "
+        "that is neither kind of dump (or holds no IBM MQ records) is reported and skipped, the others load.",
+        epilog=EXIT_STATUS_HELP + "; 1 here means the load quarantined spans (see smf_quarantine) or skipped a "
+        "file that is not a dump; 2 also when no file was a dump or the warehouse's metastore is in use by "
+        "another Spark process.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="SMF dump file, folder (every file below it) or glob")
     p.add_argument(
@@ -90,25 +91,19 @@ class _MetastoreInUse(Exception):
     pass
 
 
-HEAD_BYTES = 1 << 20  # enough for the first records of any dump: what framing detection looks at
+def recognised_files(command: str, specs: list[str], framing: str) -> tuple[list[str], list[str]]:
+    """(the SMF and event dumps, the other files) among the files that ``specs`` (files, folders,
+    globs) name, judged by their first bytes before Spark starts (``mqsmf.inputs``); the other files
+    are reported on stderr. InputError for a path that does not exist."""
+    from ..cli import InputError, sort_input_files
+    from .partitions import expand_paths
 
-
-def check_smf_files(paths: list[str], framing: str) -> None:
-    """Every file is an SMF dump as far as its first bytes tell (cheap, before Spark starts):
-    exists, not empty, and, with --framing auto, starts with well-formed SMF records."""
-    from ..cli import InputError, check_input_file
-    from ..framing import FramingError, detect_framing
-
-    for path in paths:
-        check_input_file(path)
-        if framing != "auto":
-            continue
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES)
-        try:
-            detect_framing(head)
-        except FramingError as e:
-            raise InputError(f"{path}: not an SMF dump: {e}") from e
+    try:
+        files = expand_paths(specs)
+    except FileNotFoundError as e:
+        raise InputError(str(e).removeprefix("mqsmf: ")) from e
+    recognised, unrecognised = sort_input_files(command, files, framing)
+    return [f.path for f in recognised], [u.path for u in unrecognised]
 
 
 def files_without_mq_records(spark, raw_schema: str, load_id: str) -> list[str]:
@@ -125,19 +120,19 @@ def files_without_mq_records(spark, raw_schema: str, load_id: str) -> list[str]:
 def _load_local(args: argparse.Namespace, root) -> int:
     from pyspark.sql import SparkSession
 
-    from ..cli import EXIT_DATA, EXIT_OK, EXIT_USAGE, emit_json, show_progress
+    from ..cli import emit_json, input_exit_status, show_progress
     from .load import load_files
-    from .partitions import expand_paths
     from .session import local_session, warehouse_dir
 
-    files = expand_paths(args.paths)  # a missing path fails here, before Spark starts
-    check_smf_files(files, args.framing)
+    files, not_dumps = recognised_files("mqsmf load", args.paths, args.framing)  # before Spark starts
+    if not files and not_dumps:
+        return input_exit_status(0, len(not_dumps))
     ours = SparkSession.getActiveSession() is None  # stop only a session this command started
     spark = local_session(root)
     try:
         summary = load_files(
             spark,
-            args.paths,
+            files,
             args.framing,
             args.raw_schema,
             progress=show_progress(args),
@@ -156,16 +151,18 @@ def _load_local(args: argparse.Namespace, root) -> int:
             spark.stop()
     print(summary)
     print(f"warehouse: {warehouse_dir(root)}")
-    rc = EXIT_OK
-    if summary.records_quarantined or summary.quarantine_rows_inserted:
+    quarantined = bool(summary.records_quarantined or summary.quarantine_rows_inserted)
+    if quarantined:
         print(
             f"mqsmf load: {summary.records_quarantined:,} records quarantined (smf_quarantine, load {summary.load_id})",
             file=sys.stderr,
         )
-        rc = EXIT_DATA
     for path in no_mq:
-        print(f"mqsmf load: {path}: no IBM MQ statistics records (SMF 115/116) that mqsmf decodes", file=sys.stderr)
-        rc = EXIT_USAGE
+        print(
+            f"mqsmf load: {path}: no IBM MQ statistics records (SMF 115/116) that mqsmf decodes; nothing loaded from it",
+            file=sys.stderr,
+        )
+    rc = input_exit_status(len(files) - len(no_mq), len(not_dumps) + len(no_mq), quarantined)
     if args.json_summary:
         from dataclasses import asdict
 
@@ -175,6 +172,7 @@ def _load_local(args: argparse.Namespace, root) -> int:
                 **asdict(summary),
                 "warehouse": str(warehouse_dir(root)),
                 "files_without_mq_records": no_mq,
+                "files_not_dumps": not_dumps,
                 "exit_status": rc,
             },
         )
