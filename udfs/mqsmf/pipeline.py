@@ -1,45 +1,84 @@
-"""``mqsmf run``: the main job, end to end on the embedded default.
+"""``mqsmf run``: the main job, end to end on the embedded default, safe to schedule.
 
-No files given: generate a queue-sharing-group day (every MQ version, a few MP16 pathologies
-injected) under ``target/input``. Then load the dumps into the raw tables, ``dbt build`` the
-project in the same process (dbt-spark ``method: session`` reuses the SparkSession), run the
-data-quality gate on the raw tables and the marts, write the HTML report (``mqsmf report``), and
-print a summary: rows per mart, the top advisories and the report's path. Exit status: 0 all
-passed, 1 ``dbt build`` or the gate failed or the report could not be written, 2 a path is missing
-or not an SMF dump (nothing is run then).
+Input: the dumps named (files, folders, globs), or else the landing folder (``--landing``,
+``$MQSMF_LANDING_DIR``, or ``<project>/landing`` when it exists). SMF dumps and dmpmqmsg dumps of
+queue depth events are recognised by their content; any other file is reported and skipped. From a
+landing folder, each file the load committed moves to ``_loaded/<date>/`` and each file that is not
+a dump to ``_rejected/<date>/`` inside it (folders starting with '_' are never read as input), so the
+next run reads only what arrived since. Synthetic data only with ``--demo``: a generated
+queue-sharing-group day, loaded into the demo's own warehouse (``<project>/target/demo/warehouse``).
+
+Then: load the dumps into the raw tables, ``dbt build`` the project in the same process (dbt-spark
+``method: session`` reuses the SparkSession), run the data-quality gate on the raw tables and the
+marts (the options of ``mqsmf check``: ``--fail-on``, ``--baseline``, ``--junit``, ...), write the
+HTML report (``mqsmf report``), and print a summary: rows per mart, the top advisories and the
+report's path. Exit status: 0 all passed; 1 the load quarantined spans or skipped a file that is not a
+dump, ``dbt build`` or the gate failed, or the report could not be written; 2 nothing could run (a
+path is missing, no input is configured, no file is a dump).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 # Pathologies the demo day carries, so the advisories have something to say.
 DEMO_INJECTIONS = ("BP04", "LOG01", "CF01", "Q03")
+LANDING_ENV = "MQSMF_LANDING_DIR"
+LOADED_FOLDER, REJECTED_FOLDER = "_loaded", "_rejected"  # inside the landing folder, never read as input
 
 
 def add_subcommand(subparsers) -> None:
     from .cli import _add_json_flag
     from .framing import FRAMINGS
+    from .quality.checks import SEVERITIES
 
     p = subparsers.add_parser(
         "run",
         help="main job: (generate a QSG day when no files are given) -> load -> dbt build -> gate -> summary",
         description=__doc__.split("\n\n")[1],
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="SMF dumps, folders or globs (default: generate a day)")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="SMF or dmpmqmsg dumps, folders or globs (default: the landing folder)",
+    )
+    p.add_argument(
+        "--landing",
+        metavar="DIR",
+        help=f"the landing folder read when no PATH is given (default ${LANDING_ENV}, else <project>/landing); "
+        f"loaded files move to {LOADED_FOLDER}/<date>/, files that are not dumps to {REJECTED_FOLDER}/<date>/",
+    )
+    p.add_argument(
+        "--demo",
+        action="store_true",
+        help="generate a queue-sharing-group day and run on it, in the demo's own warehouse "
+        "(<project>/target/demo/warehouse), never the site's",
+    )
     p.add_argument(
         "--framing",
         choices=("auto", *FRAMINGS),
         default="auto",
         help="how records are delimited in the files (default auto: detected per file)",
     )
-    p.add_argument("--seed", type=int, default=2026, help="seed of the generated day (default 2026)")
-    p.add_argument("--queues", type=int, default=150, help="queues per queue manager in the generated day")
-    p.add_argument("--intervals", type=int, default=48, help="intervals in the generated day (default 48 x 30 min)")
+    p.add_argument("--seed", type=int, default=2026, help="--demo: seed of the generated day (default 2026)")
+    p.add_argument("--queues", type=int, default=150, help="--demo: queues per queue manager (default 150)")
+    p.add_argument("--intervals", type=int, default=48, help="--demo: intervals of the day (default 48 x 30 min)")
     p.add_argument("--project-dir", help="the dbt project (default: found from the current folder)")
+    gate = p.add_argument_group("the data-quality gate (as mqsmf check --stage all)")
+    gate.add_argument("--fail-on", choices=SEVERITIES, default=None, help="lowest severity that fails the gate")
+    gate.add_argument("--strict", action="store_true", help="same as --fail-on warn")
+    gate.add_argument("--baseline", metavar="FILE", help="accepted violations: only new ones fail the gate")
+    gate.add_argument("--junit", metavar="FILE", help="write the gate's JUnit XML")
+    gate.add_argument("--markdown", metavar="FILE", help="write the gate's Markdown summary")
+    gate.add_argument("--no-docs", action="store_true", help="do not build Data Docs")
     _add_json_flag(p, "the run's summary (load, dbt, gate, marts, top advisories, report)")
     p.set_defaults(func=run)
 
@@ -72,8 +111,32 @@ def generate_demo_day(project: Path, seed: int, queues: int, intervals: int) -> 
     return out, manifest
 
 
+def landing_dir(args: argparse.Namespace, project: Path) -> Path | None:
+    """The landing folder: --landing, $MQSMF_LANDING_DIR, or <project>/landing when it exists."""
+    named = args.landing or os.environ.get(LANDING_ENV)
+    if named:
+        return Path(named).expanduser().resolve()
+    default = project / "landing"
+    return default if default.is_dir() else None
+
+
+def file_away(landing: Path, paths: list[str], folder: str) -> None:
+    """Move files of the landing folder into ``folder/<today>/`` inside it (keeping their place below
+    the landing folder), so the next run does not read them again. A name taken gets a suffix."""
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    for path in paths:
+        src = Path(path)
+        dest = landing / folder / day / src.relative_to(landing)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        n = 1
+        while dest.exists():
+            dest = dest.with_name(f"{src.name}.{n}")
+            n += 1
+        shutil.move(str(src), str(dest))
+
+
 def run(args: argparse.Namespace) -> int:
-    from .cli import InputError, emit_json
+    from .cli import EXIT_DATA, InputError, emit_json, input_exit_status, show_progress
     from .spark.session import local_session, resolve_project_dir
 
     try:
@@ -81,34 +144,59 @@ def run(args: argparse.Namespace) -> int:
     except FileNotFoundError as e:
         raise InputError(str(e).removeprefix("mqsmf: ")) from e
     started = time.perf_counter()
-    paths = list(args.paths)
     dbt_vars: dict = {}
-    if paths:  # every input checked before anything runs
-        from .spark.cli import check_smf_files
-        from .spark.partitions import expand_paths
-
-        try:
-            check_smf_files(expand_paths(paths), args.framing)
-        except FileNotFoundError as e:
-            raise InputError(str(e).removeprefix("mqsmf: ")) from e
-    else:
+    landing = None
+    if args.demo:
+        if args.paths or args.landing:
+            raise InputError("--demo generates its own day: give no PATH and no --landing with it")
+        # The demo never touches the site's warehouse.
+        os.environ["MQSMF_WAREHOUSE_DIR"] = str(project / "target" / "demo" / "warehouse")
         from .generate import site_config_vars
 
-        t0 = _step("generate: no SMF files given, generating a queue-sharing-group day")
+        t0 = _step("generate: a queue-sharing-group day (--demo)")
         day, manifest = generate_demo_day(project, args.seed, args.queues, args.intervals)
-        paths = [str(day)]
+        files, skipped, rejected = [str(day)], 0, []
         # The generated site's configuration (pool roles, CF structure limits, ...), as a site would
         # configure its own (seeds or vars).
         dbt_vars.update(site_config_vars(manifest))
         _done(t0)
+    else:
+        specs = list(args.paths)
+        if not specs:
+            landing = landing_dir(args, project)
+            if landing is None:
+                raise InputError(
+                    f"no dumps to read: name files or folders, give --landing DIR (or set {LANDING_ENV}, or create "
+                    f"{project / 'landing'}); `mqsmf run --demo` runs on a generated day"
+                )
+            if not landing.is_dir():
+                raise InputError(f"the landing folder {landing} does not exist")
+            specs = [str(landing)]
+        from .spark.cli import recognised_files
 
-    t0 = _step("load: SMF dumps -> raw tables")
-    from .cli import show_progress
+        files, rejected = recognised_files("mqsmf run", specs, args.framing)
+        skipped = len(rejected)
+        if landing is not None and rejected:
+            file_away(landing, rejected, REJECTED_FOLDER)
+            print(f"   {len(rejected)} files that are not dumps moved to {landing / REJECTED_FOLDER}", file=sys.stderr)
+        if not files:
+            if skipped:
+                return input_exit_status(0, skipped)
+            print(f"nothing to load: no dump has arrived in {landing or ', '.join(specs)}")
+            return 0
+
+    t0 = _step("load: dumps -> raw tables")
     from .spark.load import load_files
 
     spark = local_session(str(project))
-    loaded = load_files(spark, paths, framing=args.framing, progress=show_progress(args))
+    loaded = load_files(spark, files, framing=args.framing, progress=show_progress(args))
     print(loaded)
+    quarantined = bool(loaded.records_quarantined or loaded.quarantine_rows_inserted)
+    if quarantined:
+        print(f"   {loaded.records_quarantined:,} records quarantined (smf_quarantine, load {loaded.load_id})")
+    if landing is not None:
+        file_away(landing, files, LOADED_FOLDER)
+        print(f"   {len(files)} loaded files moved to {landing / LOADED_FOLDER}")
     _done(t0)
 
     t0 = _step("dbt build")
@@ -116,10 +204,18 @@ def run(args: argparse.Namespace) -> int:
     _done(t0)
 
     t0 = _step("data-quality gate")
-    from .quality.cli import check, exit_status
+    from .quality.checks import ERROR, WARN
+    from .quality.cli import _out_path, check, exit_status, read_baseline_or_fail
 
-    docs = project / "target" / "data_docs"  # GX wants an absolute folder
-    gate_rc = exit_status(lambda: check(spark, docs=str(docs)))  # as `mqsmf check --stage all` does
+    docs = None if args.no_docs else str(project / "target" / "data_docs")  # GX wants an absolute folder
+    fail_on = args.fail_on or (WARN if args.strict else ERROR)
+
+    def gate() -> int:  # as `mqsmf check --stage all` does, with run's gate options
+        outputs = {"junit": _out_path(args.junit), "markdown": _out_path(args.markdown)}
+        baseline, baseline_path = read_baseline_or_fail(args.baseline)
+        return check(spark, docs=docs, fail_on=fail_on, baseline=baseline, baseline_path=baseline_path, outputs=outputs)
+
+    gate_rc = exit_status(gate)
     _done(t0)
 
     # -- report (mqsmf.report): the analyst's static HTML page of the marts
@@ -145,7 +241,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if report:
         print(f"report: {report}")
-    rc = 0 if ok and gate_rc == 0 and report else 1
+    if args.demo:
+        print(f"demo warehouse: {os.environ['MQSMF_WAREHOUSE_DIR']} (export MQSMF_WAREHOUSE_DIR=... to query it)")
+    rc = 0 if ok and gate_rc == 0 and report else EXIT_DATA
+    rc = max(rc, input_exit_status(len(files), skipped, quarantined))
     if args.json_summary:
         from dataclasses import asdict
 
@@ -154,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "exit_status": rc,
                 "load": asdict(loaded),
+                "files_not_dumps": rejected,
                 "dbt_build_passed": ok,
                 "gate_exit_status": gate_rc,
                 "report": str(report) if report else None,

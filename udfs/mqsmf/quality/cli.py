@@ -231,8 +231,6 @@ def _out_path(path: str | None) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .verdict import BaselineError, read_baseline
-
     try:
         severities = _severities(args.severity)
         _known(list(args.check or ()) + list(severities))
@@ -240,12 +238,7 @@ def _run(args: argparse.Namespace) -> int:
         raise CheckError(str(e)) from None
     fail_on = args.fail_on or (WARN if args.strict else ERROR)
     outputs = {k: _out_path(getattr(args, k)) for k in ("json", "junit", "markdown", "write_baseline")}
-    baseline = None
-    if args.baseline:
-        try:
-            baseline = read_baseline(os.path.abspath(args.baseline))
-        except BaselineError as e:
-            raise CheckError(str(e)) from None
+    baseline, baseline_path = read_baseline_or_fail(args.baseline)
     try:
         from ..spark.session import resolve_project_dir
     except ImportError as e:
@@ -277,9 +270,23 @@ def _run(args: argparse.Namespace) -> int:
         sample_rows=args.rows,
         check_all=args.check_all,
         baseline=baseline,
-        baseline_path=os.path.abspath(args.baseline) if args.baseline else None,
+        baseline_path=baseline_path,
         outputs=outputs,
     )
+
+
+def read_baseline_or_fail(path: str | None):
+    """(the accepted violations, their file's absolute path) of ``--baseline``, (None, None) without
+    it; CheckError when the file cannot be read."""
+    from .verdict import BaselineError, read_baseline
+
+    if not path:
+        return None, None
+    full = os.path.abspath(path)
+    try:
+        return read_baseline(full), full
+    except BaselineError as e:
+        raise CheckError(str(e)) from None
 
 
 def check(
