@@ -96,15 +96,24 @@ def _scope(nodeid: str) -> str:
     return SHARED_BUILD_MODULES.get(module, module)
 
 
-def pytest_xdist_make_scheduler(config, log):
-    from xdist.scheduler import LoadScopeScheduling
+class _SharedBuildScheduler:
+    """Registered only where pytest-xdist is (``-p no:xdist`` would reject its unknown hook)."""
 
-    class SharedBuildScheduling(LoadScopeScheduling):
-        def _split_scope(self, nodeid: str) -> str:
-            return _scope(nodeid)
+    @staticmethod
+    def pytest_xdist_make_scheduler(config, log):
+        from xdist.scheduler import LoadScopeScheduling
 
-    config.option.loadscopereorder = False  # keep LONGEST_FIRST (xdist would sort by test count)
-    return SharedBuildScheduling(config, log)
+        class SharedBuildScheduling(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return _scope(nodeid)
+
+        config.option.loadscopereorder = False  # keep LONGEST_FIRST (xdist would sort by test count)
+        return SharedBuildScheduling(config, log)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_SharedBuildScheduler(), "mqsmf-shared-build-scheduler")
 
 
 def pytest_addoption(parser):

@@ -48,7 +48,8 @@ def files(tmp_path_factory):
     work = tmp_path_factory.mktemp("cli")
     day, damaged = work / "day.dat", work / "damaged.dat"
     common = ["--qmgrs", "2", "--queues", "6", "--intervals", "2"]
-    assert mqsmf("generate", "--out", str(day), *common).returncode == 0
+    # --events: the queue depth events the day implies, one dmpmqmsg dump per queue manager
+    assert mqsmf("generate", "--out", str(day), *common, "--events").returncode == 0
     assert mqsmf("generate", "--out", str(damaged), *common, "--corrupt", "badrdw").returncode == 0
     (work / "empty.dat").write_bytes(b"")
     (work / "text.dat").write_text("SMF? no: a text file that happens to end in .dat\n" * 40)
@@ -162,9 +163,69 @@ def test_unknown_structure_and_usage_errors_are_exit_status_2(files, tmp_path):
 
 def test_inspect_goes_on_after_a_bad_file_and_reports_the_worst_status(files):
     done = mqsmf("inspect", "--json", str(files / "empty.dat"), str(files / "day.dat"))
-    assert done.returncode == 2
+    assert done.returncode == 1  # one file read, one skipped: done, with a problem in the input
     bad, good = json.loads(done.stdout)["files"]
     assert "empty file" in bad["error"] and good["quarantine"]["spans"] == 0
+
+
+def event_dumps(files: Path) -> list[Path]:
+    return sorted(files.glob("day.dat.*.perfm.dmp"))
+
+
+def test_event_dumps_are_recognised_by_content_in_inspect_and_decode(files, tmp_path):
+    """A dmpmqmsg dump is input like an SMF dump: inspect summarises it, decode writes its events.
+    The expected counts are the generator's events manifest, not the reader's."""
+    truth = json.loads((files / "day.dat.events.manifest.json").read_text())
+    dumps = event_dumps(files)
+    assert len(dumps) == 2
+    renamed = tmp_path / "events.txt"  # the name says nothing: the content decides
+    renamed.write_bytes(dumps[0].read_bytes())
+    done = mqsmf("inspect", "--json", *map(str, dumps), str(renamed))
+    assert done.returncode == 0, done.stderr
+    infos = json.loads(done.stdout)["files"]
+    assert {i["kind"] for i in infos} == {"events"} and all(i["framing"] == "dmpmqmsg" for i in infos)
+    decoded = sum(i["messages"]["decoded"] for i in infos[:2])
+    assert decoded == len(truth["events"]) > 0
+    assert infos[2]["messages"] == infos[0]["messages"]
+    out = tmp_path / "out"
+    done = mqsmf("decode", "--format", "csv", "--out", str(out), str(files / "day.dat"), *map(str, dumps))
+    assert done.returncode == 0, done.stderr
+    lines = (out / "PERFM_EVENT.csv").read_text().splitlines()
+    assert len(lines) - 1 == len(truth["events"])  # a header, then one row per event
+    assert (out / "QQST.csv").is_file()  # the SMF dump beside them, decoded too
+    only_events = mqsmf("decode", "--structure", "perfm_event", "--out", str(tmp_path / "o2"), str(dumps[0]))
+    assert only_events.returncode == 0 and [p.name for p in (tmp_path / "o2").iterdir()] == ["PERFM_EVENT.jsonl"]
+
+
+@pytest.mark.parametrize("command", ["inspect", "decode"])
+def test_a_file_that_is_no_dump_is_skipped_and_the_others_read(files, tmp_path, command):
+    """The generator's manifest beside its day, as in a landing folder: reported on one line and
+    skipped, the day still read, exit status 1 (done, with a problem in the input)."""
+    manifest = files / "day.dat.manifest.json"
+    extra = ["--out", str(tmp_path / "out")] if command == "decode" else []
+    done = mqsmf(command, *extra, str(manifest), str(files / "day.dat"))
+    assert done.returncode == 1, done.stderr
+    (line,) = [x for x in done.stderr.splitlines() if "day.dat.manifest.json" in x]
+    assert line.startswith(f"mqsmf {command}:") and "not an SMF dump" in line and line.endswith("skipped")
+    assert "Traceback" not in done.stderr
+    if command == "decode":
+        rows = (tmp_path / "out" / "QQST.jsonl").read_text().count("\n")
+        assert rows == json.loads(manifest.read_text())["counts"]["instances"]["QQST"]
+
+
+def test_run_reads_only_what_it_is_given_and_never_generates_unasked(files, tmp_path):
+    """A scheduled `mqsmf run` with nothing configured stops before Spark, saying what to do; the
+    generated day needs --demo, which takes no paths."""
+    env = {"MQSMF_WAREHOUSE_DIR": str(tmp_path / "wh"), "MQSMF_LANDING_DIR": ""}
+    project = tmp_path / "project"  # a project with no landing/ folder
+    assert mqsmf("init", str(project)).returncode == 0
+    done = mqsmf("run", "--project-dir", str(project), env=env)
+    one_line_error(done, "mqsmf run:", "no dumps to read", "--landing", "--demo")
+    missing = mqsmf("run", "--project-dir", str(project), "--landing", str(tmp_path / "nowhere"), env=env)
+    one_line_error(missing, "mqsmf run:", "does not exist")
+    both = mqsmf("run", "--project-dir", str(project), "--demo", str(files / "day.dat"), env=env)
+    one_line_error(both, "mqsmf run:", "--demo")
+    assert not (tmp_path / "wh").exists() and not (project / "target").exists()  # nothing ran
 
 
 def test_quiet_prints_nothing_but_errors_and_verbose_adds_the_traceback(files, tmp_path):
@@ -217,16 +278,22 @@ def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
 
 
 @pytest.mark.spark
-def test_load_json_summary_quarantine_and_a_file_without_mq_records(files, tmp_path):
-    """One real `mqsmf load` (its own Spark and warehouse): a damaged day and a file of other SMF
-    records. Exit status 2 (the second file is not MQ data), the JSON says what was loaded."""
+def test_load_json_summary_quarantine_event_dumps_and_files_that_are_no_mq_data(files, tmp_path):
+    """One real `mqsmf load` (its own Spark and warehouse), as the README shows it with events: a
+    damaged day, its queue depth event dumps, a file of other SMF records and the generator's
+    manifest. Exit status 1 (the manifest is skipped, the other SMF file holds no MQ data), the events
+    and the undamaged records are loaded, the JSON says what was loaded."""
     manifest = json.loads((files / "damaged.dat.manifest.json").read_text())
+    truth = json.loads((files / "day.dat.events.manifest.json").read_text())
     env = {"MQSMF_WAREHOUSE_DIR": str(tmp_path / "wh"), "MQSMF_SPOOL_DIR": str(tmp_path / "spool")}
-    done = mqsmf("load", "--json", str(files / "damaged.dat"), str(files / "not_mq.dat"), env=env)
-    assert done.returncode == 2, done.stderr[-3000:]
+    paths = [files / "damaged.dat", *event_dumps(files), files / "not_mq.dat", files / "day.dat.manifest.json"]
+    done = mqsmf("load", "--json", *map(str, paths), env=env)
+    assert done.returncode == 1, done.stderr[-3000:]
     summary = json.loads(done.stdout)
-    assert summary["exit_status"] == 2 and summary["files"] == 2
+    assert summary["exit_status"] == 1 and summary["files"] == 4
     assert summary["files_without_mq_records"] == [str(files / "not_mq.dat")]
+    assert summary["files_not_dumps"] == [str(files / "day.dat.manifest.json")]
+    assert summary["rows_inserted"]["PERFM_EVENT"] == len(truth["events"]) > 0
     assert summary["records_quarantined"] >= 1 and summary["quarantine_rows_inserted"] >= 1
     kept = manifest["counts"]["instances"]["QQST"]
     assert 0 < summary["rows_inserted"]["QQST"] <= kept  # the undamaged records are in the table
