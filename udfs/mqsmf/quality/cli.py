@@ -312,7 +312,7 @@ def check(
     CheckError when the gate cannot run (see :func:`exit_status`). The defaults are the command's:
     the stages' default schemas (the raw tables, the dbt target's marts), only what changed since
     the stage's last gate run."""
-    from .gate import GateError, Scope, changed_scope, run_gate
+    from .gate import GateError, all_loads_scope, changed_scope, run_gate
     from .verdict import as_json, decide, junit_xml, markdown, write_baseline
 
     schemas = dict(schemas or {RAW: RAW_SCHEMA, MARTS: marts_schema()})
@@ -327,7 +327,11 @@ def check(
         if only == []:
             continue  # --check named no check of this stage
         try:
-            scope = Scope() if check_all else changed_scope(spark, stage_name, schemas[RAW], quality_schema)
+            scope = (
+                all_loads_scope(spark, schemas[RAW])
+                if check_all
+                else changed_scope(spark, stage_name, schemas[RAW], quality_schema)
+            )
             result = run_gate(
                 spark,
                 stage_name,

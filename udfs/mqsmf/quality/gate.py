@@ -26,8 +26,10 @@ replaces its stage's partition and keeps the other stage's):
   scope, check, passed, violations): when a check started failing.
 
 Scope. By default ``mqsmf check`` checks what changed since the stage's last gate run: the
-interval dates the loads since then carried (``smf_raw.smf_load_dates``), i.e. the partitions of
-the raw tables and incremental marts those loads touched, plus those loads' audit and quarantine
+loads the stage has not checked yet, by load id (``dq_checked_loads`` lists the loads each run
+covered; a load recovered after a gate run keeps its earlier ``loaded_at`` but has a new id, so it is
+checked), i.e. the interval dates those loads carried (``smf_raw.smf_load_dates``): the partitions of
+the raw tables and incremental marts they touched, plus those loads' audit and quarantine
 rows; tables without ``interval_date`` (dimensions, the advisories) are checked whole. ``--all``
 checks everything. A check that compares neighbouring intervals sees no neighbour outside the
 scope, so a gap just before the first date checked is found by ``--all`` only.
@@ -57,6 +59,7 @@ from .expectations import gx_row_condition
 VIOLATIONS_TABLE = "dq_violations"
 RESULTS_TABLE = "dq_check_results"
 HISTORY_TABLE = "dq_check_history"
+CHECKED_LOADS_TABLE = "dq_checked_loads"
 DEFAULT_DOCS_DIR = "target/data_docs"
 DEFAULT_SCHEMAS = {RAW: RAW_SCHEMA, MARTS: f"{DEFAULT_DBT_SCHEMA}_marts"}
 
@@ -104,6 +107,12 @@ HISTORY_COLUMNS = (
     ("passed", "BOOLEAN", "false when the check found violations"),
     ("violations", "BIGINT", "Violating rows found in the scope"),
 )
+CHECKED_LOADS_COLUMNS = (
+    ("run_id", "STRING", "Gate run that checked the load"),
+    ("checked_at", "TIMESTAMP", "When that run started (UTC)"),
+    ("stage", "STRING", "raw or marts"),
+    ("load_id", "STRING", "Load (smf_raw.smf_load_dates) whose rows the run checked"),
+)
 ALL = "all"
 
 
@@ -140,20 +149,34 @@ class Scope:
 
 
 def changed_scope(spark, stage: str, raw_schema: str = RAW_SCHEMA, quality_schema: str = QUALITY_SCHEMA) -> Scope:
-    """The interval dates and loads since the stage's last gate run (all of them if it never ran)."""
+    """The loads the stage's gate has not checked yet (by load id) and the interval dates they
+    carried; all loads when it never ran. Warehouses whose gate ran before ``dq_checked_loads``
+    existed fall back to the loads after that stage's last run."""
     from ..warehouse import LOAD_DATES_TABLE, qualified
 
-    history = f"{ident(quality_schema)}.{ident(HISTORY_TABLE)}"
-    since = "timestamp '1900-01-01 00:00:00'"
-    if spark.catalog.tableExists(f"{quality_schema}.{HISTORY_TABLE}"):
-        since = f"(SELECT coalesce(max(checked_at), {since}) FROM {history} WHERE stage = {literal(stage)})"
     if not spark.catalog.tableExists(f"{raw_schema}.{LOAD_DATES_TABLE}"):
         return Scope()
-    rows = spark.sql(
-        f"SELECT DISTINCT load_id, CAST(interval_date AS STRING) AS d FROM {qualified(raw_schema, LOAD_DATES_TABLE)} "
-        f"WHERE loaded_at > {since}"
-    ).collect()
+    loads = f"SELECT DISTINCT load_id, loaded_at, CAST(interval_date AS STRING) AS d FROM {qualified(raw_schema, LOAD_DATES_TABLE)}"
+    checked = f"{ident(quality_schema)}.{ident(CHECKED_LOADS_TABLE)}"
+    history = f"{ident(quality_schema)}.{ident(HISTORY_TABLE)}"
+    if spark.catalog.tableExists(f"{quality_schema}.{CHECKED_LOADS_TABLE}"):
+        where = f"load_id NOT IN (SELECT load_id FROM {checked} WHERE stage = {literal(stage)} AND load_id IS NOT NULL)"
+    elif spark.catalog.tableExists(f"{quality_schema}.{HISTORY_TABLE}"):
+        where = f"loaded_at > (SELECT coalesce(max(checked_at), timestamp '1900-01-01 00:00:00') FROM {history} WHERE stage = {literal(stage)})"
+    else:
+        where = "true"
+    rows = spark.sql(f"SELECT * FROM ({loads}) AS l WHERE {where}").collect()
     return Scope(tuple(sorted({r.d for r in rows if r.d})), tuple(sorted({r.load_id for r in rows})))
+
+
+def all_loads_scope(spark, raw_schema: str = RAW_SCHEMA) -> Scope:
+    """Everything (``--all``), remembering every load present as checked."""
+    from ..warehouse import LOAD_DATES_TABLE, qualified
+
+    if not spark.catalog.tableExists(f"{raw_schema}.{LOAD_DATES_TABLE}"):
+        return Scope()
+    rows = spark.sql(f"SELECT DISTINCT load_id FROM {qualified(raw_schema, LOAD_DATES_TABLE)}").collect()
+    return Scope(None, tuple(sorted(r.load_id for r in rows if r.load_id)))
 
 
 _GX_SEVERITY = {ERROR: "critical", WARN: "warning"}
@@ -608,6 +631,18 @@ def write_history(spark, stage, schema, outcomes, run_id, checked_at_us, scope: 
         cols = ", ".join(ident(c[0]) for c in HISTORY_COLUMNS)
         # One statement, one small file: a run's history is all there or not at all.
         spark.sql(f"INSERT INTO {table} SELECT /*+ COALESCE(1) */ * FROM VALUES {', '.join(rows)} AS t({cols})")
+    loads = f"{ident(schema)}.{ident(CHECKED_LOADS_TABLE)}"
+    spark.sql(
+        f"CREATE TABLE IF NOT EXISTS {loads} ({_ddl(CHECKED_LOADS_COLUMNS)}) USING parquet "
+        f"COMMENT {literal('mqsmf data-quality gate: the loads each run checked (the default scope skips them)')}"
+    )
+    if scope.load_ids:
+        values = ", ".join(
+            f"({literal(run_id)}, timestamp_micros({checked_at_us}), {literal(stage)}, {literal(i)})"
+            for i in scope.load_ids
+        )
+        cols = ", ".join(ident(c[0]) for c in CHECKED_LOADS_COLUMNS)
+        spark.sql(f"INSERT INTO {loads} SELECT /*+ COALESCE(1) */ * FROM VALUES {values} AS t({cols})")
 
 
 def write_tables(spark, stage, schema, violations, outcomes, run_id, checked_at_us) -> str:
