@@ -68,6 +68,10 @@ def column_name(ibm_name: str) -> str:
     return re.sub(r"_+", "_", re.sub(r"[\[\].]", "_", ibm_name)).strip("_")
 
 
+# Values MQ writes in a field to mean "no value" (seeds/data_pitfalls.csv).
+QPSTCBSL_NOT_SET = 0x7FFFFFFF  # QPSTCBSL: the interval's lowest stealable count was never set (MQ 10)
+
+
 @dataclass(frozen=True)
 class Field:
     name: str  # IBM name, as in the specification
