@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -38,13 +40,16 @@ QUEUES = ("APP.SHARED.1", "APP.SHARED.2", "APP.PRIVATE.1", "APP.PRIVATE.2", "SYS
 def test_every_check_names_columns_its_raw_frame_has():
     cat = catalogue().for_stage(RAW)
     frame_columns = {
-        name: set(arrow_schema(name.upper()).names) for name in ("qqst", "qpst", "qest", "qjst", "qmst", "qis1")
+        name: set(arrow_schema(name.upper()).names)
+        for name in ("qqst", "qpst", "qest", "qjst", "qmst", "qis1", "qctdns")
     }
     frame_columns["records"] = {
         "structure", "smf_type", "smf_subtype", "qmgr", "interval_start", "object_key",
-        "identifier", "identifier_expected", "eyecatcher", "eyecatcher_expected",
+        "identifier", "identifier_expected", "eyecatcher", "eyecatcher_expected", "load_key",
     }  # fmt: skip
-    frame_columns["intervals"] = {"structure", "qmgr", "interval_seconds", "dq_gap_seconds", "previous_interval_end"}
+    frame_columns["intervals"] = {
+        "structure", "qmgr", "interval_seconds", "dq_gap_seconds", "previous_interval_end", "dq_after_restart",
+    }  # fmt: skip
     frame_columns["quarantine"] = {"source_file", "offset", "length", "smf_type", "smf_subtype", "reason"}
     frame_columns["unloaded_records"] = {c.split()[0] for c in UNLOADED_COLUMNS.split(", ")}
     frame_columns["qqst_shared"] = frame_columns["qqst"] | {"dq_cf_structures", "dq_usual_cf_structure"}
@@ -90,6 +95,29 @@ def test_gx_pair_expectation_orientation_matches_the_sql():
     # GX: column_A >= column_B; ours: low <= high.
     assert (e.column_A, e.column_B, e.or_equal) == ("QQSTFLGT", "QQSTNMAG", True)
     assert "NOT (`QQSTNMAG` <= `QQSTFLGT`)" in rule.violation_sql()
+
+
+def test_the_data_pitfalls_seed_and_the_gate_name_each_other():
+    """Every pitfall_<id> check is about a row of seeds/data_pitfalls.csv, and every row whose detection
+    is the gate names a check that exists: the catalogue and the gate cannot drift apart."""
+    import csv
+
+    from mqsmf.quality.checks import PITFALLS_SEED
+
+    rows = list(csv.DictReader((Path(__file__).resolve().parents[2] / PITFALLS_SEED).open()))
+    ids = {r["pitfall_id"] for r in rows}
+    assert len(ids) == len(rows) >= 7
+    assert all(r["ibm_reference"] and r["symptom"] and r["treatment"] for r in rows)
+    checks = {c.name for c in catalogue().checks}
+    pitfall_checks = {c for c in checks if c.startswith("pitfall_")}
+    assert pitfall_checks == {f"pitfall_{i}" for i in ids} & checks
+    for r in rows:
+        named = re.findall(r"\bpitfall_[a-z0-9_]+", r["detection"])
+        assert named == ([f"pitfall_{r['pitfall_id']}"] if r["detection"].startswith("gate:") else []), r["pitfall_id"]
+        assert set(named) <= checks, r["pitfall_id"]
+    for c in catalogue().checks:
+        if c.name in pitfall_checks:
+            assert c.severity == WARN and c.name.removeprefix("pitfall_") in c.source
 
 
 def test_when_rejects_unknown_operators():
@@ -201,6 +229,18 @@ def qis1_rows() -> list[dict]:
     return rows
 
 
+def qctdns_rows() -> list[dict]:
+    """The channel initiator's DNS task, whose longest request of each interval falls inside it."""
+    rows = []
+    for qmgr in QMGRS:
+        for k in range(2):
+            row = _context(qmgr, k, 7000 + 100 * k, 231)
+            row.update(QCTTSKN=0x008F3000, QCTREQN=5, QCTLGTM=START + k * INTERVAL + timedelta(minutes=5),
+                       QCTLGDU=20_000)  # fmt: skip
+            rows.append(row)
+    return rows
+
+
 def quarantine_table(rows: int) -> pa.Table:
     from mqsmf.reader import QUARANTINE_SCHEMA
 
@@ -266,6 +306,7 @@ def clean_tables() -> dict[str, pa.Table]:
     out["qest"] = _set(out["qest"], 3, QESTCMEC=0, QESTMSTC=0)
     out["qqst"] = _table("QQST", qqst_rows())
     out["qis1"] = _table("QIS1", qis1_rows())
+    out["qctdns"] = _table("QCTDNS", qctdns_rows())
     out["smf_quarantine"] = quarantine_table(0)
     out = {name: t if name.startswith("smf_") else _with_load_columns(t) for name, t in out.items()}
     out["smf_load_audit"] = audit_table(out)
@@ -405,7 +446,24 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
     dup = p.slice(5, 1)
     p = pa.concat_tables([p, _set(dup, 0, record_offset=999_999)])
     want["duplicate_record"] = {_key(p, 5, "QPSTPOOL")}
+    # Not violations (real MQ 10 data): X'7FFFFFFF' in QPSTCBSL means "never set in the interval"
+    # (with QPSTCBS 0); and two rows of one pool without an interval start (a short QWHS) from two
+    # records are two rows, as the loader keys them by the record's STCK time.
+    p = _set(p, 10, QPSTCBSL=0x7FFFFFFF, QPSTCBS=0)
+    want["pitfall_qpst_lowest_stealable_never_set"] = {_key(p, 10, "QPSTPOOL")}
+    same_pool = _rows_of(p, qmgr=p["qmgr"][20].as_py(), QPSTPOOL=p["QPSTPOOL"][20].as_py())
+    later = next(i for i in same_pool if p["interval_start"][i].as_py() > p["interval_start"][20].as_py())
+    assert p["record_stck"][20] != p["record_stck"][later]
+    for i in (20, later):
+        p = _set(p, i, interval_start=None, interval_end=None, interval_seconds=None)
     t["qpst"] = p
+
+    # APAR PH69352: an interval without DNS requests still shows the longest request of the one before.
+    d = t["qctdns"]
+    i = _row(d, qmgr="QM02", interval_start=START + INTERVAL)
+    d = _set(d, i, QCTREQN=0, QCTLGTM=START + timedelta(minutes=5))
+    want["pitfall_qct_dns_longest_request_carried_over"] = {("QM02", "DNS task", START + INTERVAL)}
+    t["qctdns"] = d
 
     s = t["qis1"]
     i = _row(s, qmgr="QM02", QIS1PSNO=1, interval_start=START)
@@ -478,12 +536,20 @@ def planted(tables: dict[str, pa.Table]) -> tuple[dict[str, pa.Table], dict[str,
     # 115/215 (QPST): every pool's row of one interval is missing, so the next one starts a whole
     # interval after the previous one ended.
     p = t["qpst"]
-    starts = sorted(set(p["interval_start"].to_pylist()))
+    starts = sorted(set(p["interval_start"].to_pylist()) - {None})
     planted_pool_rows = {p["interval_start"][i].as_py() for i in (3, 5, 40, 77, 100)}
     k = next(k for k in range(8, len(starts) - 1) if starts[k] not in planted_pool_rows)
     start_type = p.schema.field("interval_start").type
-    t["qpst"] = p.filter(pc.not_equal(p["interval_start"], pa.scalar(starts[k], start_type)))
+    p = p.filter(pc.not_equal(p["interval_start"], pa.scalar(starts[k], start_type)))
     want["interval_gap"] = {(p["qmgr"][0].as_py(), "115/215", starts[k + 1])}
+    # A restart is no gap: the queue manager stops a third into an interval (the statistics of that
+    # short interval are written) and its next interval starts when it is back.
+    r = next(r for r in range(k + 3, len(starts) - 1) if not {starts[r], starts[r + 1]} & planted_pool_rows)
+    rows = pc.indices_nonzero(pc.equal(p["interval_start"], pa.scalar(starts[r], start_type))).to_pylist()
+    third = (starts[r + 1] - starts[r]) / 3
+    for i in rows:
+        p = _set(p, i, interval_end=starts[r] + third, interval_seconds=third.total_seconds())
+    t["qpst"] = p
 
     # 115/2: QLST says its 4th interval lasted 0 seconds and its 6th a day and a second (which the
     # decoder gives no end).
@@ -810,6 +876,13 @@ def test_a_run_checks_the_dates_loaded_since_the_last_run_and_keeps_history(spar
     assert second.frame_rows == {"raw.qqst": 1}
     (outcome,) = second.failed()
     assert (outcome.check.name, outcome.violations) == (check, 1)
+    # A load recovered after that run keeps its earlier loaded_at, but it is a load the gate never
+    # checked: the default scope is by load id, so it is in the next run's scope.
+    pq.write_table(load_dates("C", datetime.now(UTC) - timedelta(days=1), "2025-06-02"),
+                   tmp_path / raw / LOAD_DATES_TABLE / "part-2.parquet")  # fmt: skip
+    spark.sql(f"REFRESH TABLE {raw}.{LOAD_DATES_TABLE}")
+    scope = changed_scope(spark, RAW, raw, quality)
+    assert (scope.dates, scope.load_ids) == (("2025-06-02",), ("C",))
     history = spark.sql(
         f"SELECT run_id, scope, passed, violations FROM {quality}.{HISTORY_TABLE} WHERE check_name = '{check}' "
         "ORDER BY checked_at"

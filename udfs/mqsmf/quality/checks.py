@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..decode import MAX_INTERVAL_US
-from ..layouts import Layout, column_name, layout, layouts
+from ..layouts import QPSTCBSL_NOT_SET, Layout, column_name, layout, layouts
 from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
+from ..spark.load import natural_key
 from ..warehouse import ident, literal, raw_table
 from .expectations import (
     AtMost,
@@ -188,6 +189,7 @@ def _records_sql(tables: Mapping[str, str], spark=None) -> str | None:
             f"interval_end, source_file, record_offset, entry_index, {_object_key_sql(lay)} AS object_key, "
             f"CAST({ident(id_column) if id_column else 'NULL'} AS INT) AS identifier, "
             f"{lay.id_value if id_column else 'CAST(NULL AS INT)'} AS identifier_expected, "
+            f"concat_ws('/', {', '.join(f'CAST({k} AS STRING)' for k in natural_key(lay.name))}) AS load_key, "
             f"CAST({ident(eye) if eye else 'NULL'} AS STRING) AS eyecatcher, "
             f"{literal(lay.eyecatcher) if eye else 'CAST(NULL AS STRING)'} AS eyecatcher_expected "
             f"FROM {table}"
@@ -204,17 +206,23 @@ def _intervals_sql(tables: Mapping[str, str], spark=None) -> str | None:
     unused CF structure, SSL tasks) from looking like a gap."""
     parts = [
         f"SELECT DISTINCT {literal(lay.name)} AS structure, smf_type, smf_subtype, qmgr, qsg, interval_start, "
-        f"interval_end, interval_seconds FROM {tables[raw_table(lay.name)]}"
+        f"interval_end, interval_seconds FROM {tables[raw_table(lay.name)]} WHERE interval_start IS NOT NULL"
         for lay in _statistics_structures()
         if raw_table(lay.name) in tables
     ]
     if not parts:
         return None
     union = "\nUNION ALL\n".join(parts)
+    # A queue manager that stops writes the statistics of its unfinished interval: a gap after an
+    # interval shorter than the queue manager's usual one is a restart (its down time), not lost data.
+    by_kind = "PARTITION BY smf_type, smf_subtype, qmgr"
     return (
-        "SELECT *, (unix_micros(interval_start) - unix_micros(previous_interval_end)) / 1e6 AS dq_gap_seconds "
-        "FROM (SELECT *, lag(interval_end) OVER (PARTITION BY smf_type, smf_subtype, qmgr "
-        "ORDER BY interval_start, interval_end) AS previous_interval_end FROM ("
+        "SELECT *, (unix_micros(interval_start) - unix_micros(previous_interval_end)) / 1e6 AS dq_gap_seconds, "
+        "coalesce(previous_interval_seconds < dq_usual_interval_seconds * 0.9, false) AS dq_after_restart "
+        f"FROM (SELECT *, lag(interval_end) OVER ({by_kind} ORDER BY interval_start, interval_end) "
+        "AS previous_interval_end, "
+        f"lag(interval_seconds) OVER ({by_kind} ORDER BY interval_start, interval_end) AS previous_interval_seconds, "
+        f"percentile_approx(interval_seconds, 0.5) OVER ({by_kind}) AS dq_usual_interval_seconds FROM ("
         "SELECT smf_type, smf_subtype, qmgr, max(qsg) AS qsg, interval_start, interval_end, "
         "min(interval_seconds) AS interval_seconds, "
         "array_join(array_sort(collect_set(lower(structure))), ',') AS structures "
@@ -484,6 +492,19 @@ def _raw_frames() -> list[Frame]:
             "SMF records the reader decoded (smf_load_audit) that have no row in any raw table.",
             table_name="'smf_load_audit'",
             object_name="structures",
+        ),
+        Frame(
+            "qctdns",
+            RAW,
+            ("qctdns",),
+            _single("qctdns"),
+            "The channel initiator's DNS task statistics (115/231), one row per interval.",
+            table_name="'qctdns'",
+            object_name="'DNS task'",
+            derived=(
+                # PH69352: the longest request kept from an earlier interval is dated before this one.
+                ("dq_longest_request_before_interval", "coalesce(`QCTLGDU` > 0 AND `QCTLGTM` < interval_start, false)"),
+            ),
         ),
         Frame(
             "qis1",
@@ -777,8 +798,11 @@ def _other_checks() -> list[Check]:
             "qpst_lowest_stealable_within_current",
             "qpst",
             AtMost("QPSTCBSL", "QPSTCBS"),
+            # X'7FFFFFFF' is MQ's "never set in the interval" (seen in real MQ 10 dumps with QPSTCBS 0).
+            when=(When("QPSTCBSL", "!=", QPSTCBSL_NOT_SET),),
             source=LAYOUTS_DOC,
-            description="The lowest number of stealable buffers in the interval <= stealable buffers now.",
+            description="The lowest number of stealable buffers in the interval <= stealable buffers now "
+            "(X'7FFFFFFF', the value MQ leaves when the lowest was never set, is no count).",
             fields=("QPSTCBSL", "QPSTCBS"),
         ),
         Check(
@@ -923,6 +947,36 @@ def _other_checks() -> list[Check]:
     ]
 
 
+PITFALLS_SEED = "seeds/data_pitfalls.csv"
+
+
+def _pitfall_checks() -> list[Check]:
+    """Known quirks of MQ's SMF data (the data_pitfalls seed, one row each): warnings that list the
+    affected rows, so a site knows which values mean something else than they seem to."""
+    return [
+        Check(
+            "pitfall_qpst_lowest_stealable_never_set",
+            "qpst",
+            NotInSet("QPSTCBSL", (QPSTCBSL_NOT_SET,)),
+            WARN,
+            source=f"{PITFALLS_SEED} qpst_lowest_stealable_never_set",
+            description="QPSTCBSL X'7FFFFFFF': the lowest number of stealable buffers was never set in the "
+            "interval (a sentinel, not a count; seen in MQ 10 dumps with QPSTCBS 0).",
+            fields=("QPSTCBSL", "QPSTCBS"),
+        ),
+        Check(
+            "pitfall_qct_dns_longest_request_carried_over",
+            "qctdns",
+            InSet("dq_longest_request_before_interval", (False,)),
+            WARN,
+            source=f"{PITFALLS_SEED} qct_dns_longest_request_carried_over (APAR PH69352)",
+            description="The DNS task's longest request (QCTLGDU, QCTLGTM) is dated before the interval: it "
+            "was carried over from an earlier interval (MQ 9.4.0, PH69352) and is not this interval's.",
+            fields=("QCTLGTM", "QCTLGDU", "QCTREQN"),
+        ),
+    ]
+
+
 def _structure_checks(tolerance: float) -> list[Check]:
     return [
         Check(
@@ -945,11 +999,12 @@ def _structure_checks(tolerance: float) -> list[Check]:
         Check(
             "duplicate_record",
             "records",
-            Unique(("structure", "smf_subtype", "qmgr", "interval_start", "object_key"), "dq_rows_with_key"),
+            Unique(("structure", "load_key"), "dq_rows_with_key"),
             when=(When("smf_type", "==", 115),),
-            source=f"{LAYOUTS_DOC}: natural keys in structures.csv",
-            description="A statistics structure instance appears once per queue manager, interval and natural "
-            "key (queue, pool, CF structure, page set, task); twice means a record was loaded twice.",
+            source=f"{LAYOUTS_DOC}: natural keys in structures.csv; mqsmf.spark.load.natural_key",
+            description="A statistics structure instance appears once per natural key as the loader "
+            "de-duplicates it (queue manager, subtype, interval start or, without one, the record's STCK "
+            "time, and the queue, pool, CF structure, page set or task); twice means a record was loaded twice.",
         ),
         Check(
             "duplicate_record_in_input",
@@ -958,10 +1013,13 @@ def _structure_checks(tolerance: float) -> list[Check]:
                 ("source_file", "record_offset", "smf_subtype", "structures", "instances", "duplicate_of"),
                 "every decoded record has rows in the raw tables",
             ),
+            # A warning: re-sent days and overlapping SMF dump jobs are normal input; the loader keeps
+            # one copy by design and smf_load_audit counts the others.
+            WARN,
             source="mqsmf.spark.load: one row per natural key; smf_load_audit records_decoded",
             description="A decoded SMF record has no row in the raw tables: every instance's natural key was "
             "already loaded, so the loader kept the other copy (the same record twice in a dump, or overlapping "
-            "dumps). Listed with the copy that was kept (duplicate_of).",
+            "dumps, as when a site re-sends a day). Listed with the copy that was kept (duplicate_of).",
         ),
         Check(
             "interval_gap",
@@ -972,10 +1030,16 @@ def _structure_checks(tolerance: float) -> list[Check]:
                 context=("previous_interval_end",),
                 label=f"interval_start - previous interval_end <= {tolerance:g} s",
             ),
+            # A warning: a lost interval is a coverage fact (SMF records not collected or not sent, a
+            # STATIME change, statistics on demand), not damage to the rows that are there.
+            WARN,
+            when=(When("dq_after_restart", "==", False),),
             source="SMF statistics intervals are back to back (STATIME/SMF global interval)",
             description=f"Each statistics interval of a queue manager (per SMF 115 subtype, i.e. per record kind "
             f"and its structures) starts where the previous one ended (within {tolerance:g} s); a gap means "
-            "records are missing.",
+            "intervals are missing (listed with the end of the interval before them: the missing time). A gap "
+            "after a short interval is a restart (a stopping queue manager writes its unfinished interval) "
+            "and is not reported.",
         ),
         Check(
             "interval_overlap",
@@ -1048,6 +1112,7 @@ def catalogue(*, interval_tolerance: float = DEFAULT_INTERVAL_TOLERANCE_SECONDS)
         *_qqst_checks(),
         *_other_checks(),
         *_event_checks(),
+        *_pitfall_checks(),
         *_marts_checks(),
     ]
     names = [c.name for c in checks]
