@@ -120,7 +120,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     "QCTADP": {"QCTELTM"},
     "QCTDSP": {"QCTELTM", "QCTCHLN"},
     "QCTSSL": {"QCTELTM", "QCTREQN"},
-    "QCTDNS": {"QCTLGDU"},  # SUP10
+    "QCTDNS": {"QCTLGDU", "QCTLGTM"},  # SUP10 (QCTLGTM: PH69352, a longest request carried over)
     "QCST": {
         "QCSTCHNM",
         "QCSTCNNM",
@@ -1799,7 +1799,10 @@ class Oracle:
             return
         jobs = {(q, int(kk)): j or q for q, kk, j in zip(_str(c, "qmgr"), self._k(c), _str(c, "QCCTJOBN"), strict=True)}
         qm, k, st, longest_us = _str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QCTLGDU")
+        longest_at = _num(t, "QCTLGTM")
         for i in range(len(qm)):
+            if longest_at[i] < st[i]:  # APAR PH69352: carried over from an earlier interval, not this one's
+                continue
             job = jobs.get((qm[i], int(k[i])))
             seconds = longest_us[i] / 1e6
             if job is not None and (sev := level("SUP10", seconds)):
