@@ -181,7 +181,15 @@ def broken_invariants(tables: dict[str, pa.Table], cfg: ScenarioConfig) -> dict[
     p = tables["QPST"]
     pk, pq = interval_no(p, cfg), np.array(p.column("qmgr").to_pylist())
     cbsl, cbs, nbuf = num(p, "QPSTCBSL"), num(p, "QPSTCBS"), num(p, "QPSTNBUF")
-    add("pool_free_gt_buffers", pq, num(p, "QPSTPOOL"), pk, (cbsl > nbuf) | (cbs > nbuf) | (cbsl > cbs))
+    # X'7FFFFFFF' with no stealable buffer now: MQ's "never set" (IBM's buffer manager data), not a count.
+    never_set = (cbsl == 0x7FFFFFFF) & (cbs == 0)
+    add("qpst_stealable_never_set", pq, num(p, "QPSTPOOL"), pk, never_set)
+    add("pool_free_gt_buffers", pq, num(p, "QPSTPOOL"), pk, ~never_set & ((cbsl > nbuf) | (cbs > nbuf) | (cbsl > cbs)))
+    # APAR PH69352: the DNS task's longest request dated before the interval that reports it.
+    d = tables["QCTDNS"]
+    dq = np.array(d.column("qmgr").to_pylist())
+    carried = (num(d, "QCTLGDU") > 0) & (num(d, "QCTLGTM") < num(d, "interval_start"))
+    add("dns_longest_request_carried_over", dq, np.full(len(dq), "DNS task"), interval_no(d, cfg), carried)
     s = tables["QIS1"]
     add(
         "pageset_unused_gt_total",

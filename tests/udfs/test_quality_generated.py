@@ -59,6 +59,9 @@ CHECKS_OF = {
     "interval_gap": {"interval_gap"},
     "interval_overlap": {"interval_overlap"},
     "duplicate_record": {"duplicate_record_in_input"},
+    # Known data pitfalls: valid data, named by a warning.
+    "qpst_stealable_never_set": {"pitfall_qpst_lowest_stealable_never_set"},
+    "dns_longest_request_carried_over": {"pitfall_qct_dns_longest_request_carried_over"},
 }
 # Statistics record kinds a generated queue manager writes every interval.
 SUBTYPES = ("115/1", "115/2", "115/201", "115/215", "115/216", "115/231")

@@ -138,6 +138,9 @@ SUPPORTED_CHECKS = (
     "interval_gap",
     "interval_overlap",
     "duplicate_record",
+    # Known data pitfalls (seeds/data_pitfalls.csv): valid MQ data the gate names with a warning.
+    "qpst_stealable_never_set",
+    "dns_longest_request_carried_over",
 )
 CORRUPTIONS = ("truncate", "bitflip", "badrdw")
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..layouts import QPSTCBSL_NOT_SET
 from .config import US_PER_S, Target, iso
 from .families.accounting import (
     GET_US,
@@ -1804,22 +1805,48 @@ class _Planner:
             self.out.violations.append(rec)
             return
         ks = self.intervals(target, 0, 0)
-        if check in ("pool_free_gt_buffers",):
+        if check == "dns_longest_request_carried_over":
+            ks = [k for k in ks if k >= 1]
+            if not ks:
+                raise PlanError(f"{target}: needs an interval after the first (the longest request comes from it)")
+            cands = [([("chin", qm.index, k)], (qm, k)) for qm in qms for k in ks]
+            qm, k = self.place(target, cands, "channel initiator interval")
+            carried_at = self.start(k - 1) + self.seconds * US_PER_S // 3
+
+            def fn(qmgr_interval, carried_at=carried_at, rec=rec):
+                columns = qmgr_interval.structures["QCTDNS"]
+                columns["QCTREQN"][0], columns["QCTLGTM"][0] = 0, carried_at
+                rec["fields"] = {"QCTREQN": 0, "QCTLGTM": iso(carried_at), "QCTLGDU": int(columns["QCTLGDU"][0])}
+
+            rec.update(
+                structure="QCTDNS",
+                smf_subtype=231,
+                object_type="channel_initiator",
+                object_name="DNS task",
+                relation="no DNS request in the interval, the longest request dated in the interval before "
+                "(APAR PH69352: carried over)",
+            )
+        elif check in ("pool_free_gt_buffers", "qpst_stealable_never_set"):
             cands = [([("pool", qm.index, int(p), k)], (qm, int(p), k)) for qm in qms for p in qm.pools for k in ks]
             qm, pool, k = self.place(target, cands, "buffer pool")
             i = qm.pool_index(pool)
 
-            def fn(qmgr_interval, i=i, rec=rec):
+            never_set = check == "qpst_stealable_never_set"
+
+            def fn(qmgr_interval, i=i, rec=rec, never_set=never_set):
                 columns = qmgr_interval.structures["QPST"]
-                columns["QPSTCBSL"][i] = columns["QPSTNBUF"][i] + 100
-                rec["fields"] = {"QPSTCBSL": int(columns["QPSTCBSL"][i]), "QPSTNBUF": int(columns["QPSTNBUF"][i])}
+                if never_set:  # MQ 10 writes this when the interval's lowest count was never set
+                    columns["QPSTCBSL"][i], columns["QPSTCBS"][i] = QPSTCBSL_NOT_SET, 0
+                else:
+                    columns["QPSTCBSL"][i] = columns["QPSTNBUF"][i] + 100
+                rec["fields"] = {f: int(columns[f][i]) for f in ("QPSTCBSL", "QPSTCBS", "QPSTNBUF")}
 
             rec.update(
                 structure="QPST",
                 smf_subtype=215,
                 object_type="buffer_pool",
                 object_name=str(pool),
-                relation="QPSTCBSL > QPSTNBUF",
+                relation="QPSTCBSL X'7FFFFFFF' with QPSTCBS 0 (never set)" if never_set else "QPSTCBSL > QPSTNBUF",
             )
         elif check == "pageset_unused_gt_total":
             cands = [
