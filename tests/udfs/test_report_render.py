@@ -472,3 +472,23 @@ def test_the_data_step_names_the_marts_it_lacks():
 
     with pytest.raises(RuntimeError, match=r"x_marts lacks fct_buffer_pool_stats, .*run dbt build"):
         collect(OnlyDimensions(), "x_marts", "x_quality")
+
+
+def test_data_quality_lists_the_pitfalls_found_per_queue_manager_and_day(data):
+    from dataclasses import replace
+
+    from mqsmf.report.render import render_quality
+
+    assert "dq-pitfalls" not in render_quality(data)  # none found: no table
+    found = pd.DataFrame(
+        [
+            dict(qmgr_name="QM02", interval_date="2025-06-02", check_name="pitfall_qpst_lowest_stealable_never_set",
+                 rows_affected=15),
+            dict(qmgr_name=EVIL, interval_date="2025-06-03", check_name="pitfall_qct_dns_longest_request_carried_over",
+                 rows_affected=2),
+        ]
+    )  # fmt: skip
+    html = render_quality(replace(data, dq_pitfalls=found))
+    table = html[html.index('id="dq-pitfalls"') :]
+    assert "<td>2025-06-02</td><td>QM02</td><td>qpst_lowest_stealable_never_set</td>" in table
+    assert EVIL not in table and "qct_dns_longest_request_carried_over" in table

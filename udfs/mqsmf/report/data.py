@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 
 from ..warehouse import literal
-from .model import COLUMNS, ReportData
+from .model import COLUMNS, ReportData, empty
 
 ADVISORIES = "fct_mp16_advisories"
 ISO = "yyyy-MM-dd'T'HH:mm:ss'Z'"
@@ -486,6 +486,17 @@ def dq_checks_sql(quality: str) -> str:
     )
 
 
+def dq_pitfalls_sql(quality: str) -> str:
+    """Known SMF data pitfalls (the gate's pitfall_* warnings) per queue manager and day, from the
+    gate's latest run of the raw stage."""
+    return (
+        "select qmgr_name, cast(to_date(interval_start_at) as string) as interval_date, check_name, "
+        f"count(*) as rows_affected from {quality}.dq_violations "
+        "where stage = 'raw' and startswith(check_name, 'pitfall_') "
+        "group by qmgr_name, to_date(interval_start_at), check_name order by interval_date, qmgr_name, check_name"
+    )
+
+
 def _rows_relation(frame: pd.DataFrame, columns: tuple[str, ...]) -> str:
     """``frame``'s rows as an inline relation (SQL literals) with ``columns``: a few dozen charted
     objects, the same SQL for the local session and the Thrift server."""
@@ -554,6 +565,9 @@ def collect(
         dq_checks=_frame(runner, dq_checks_sql(quality_schema), "dq_checks")
         if "dq_check_results" in quality_tables
         else None,
+        dq_pitfalls=_frame(runner, dq_pitfalls_sql(quality_schema), "dq_pitfalls")
+        if "dq_violations" in quality_tables
+        else empty("dq_pitfalls"),
         notes=notes,
         scope=scope.describe(),
     )

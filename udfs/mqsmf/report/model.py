@@ -21,6 +21,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "statistics_intervals", "critical", "warning", "info", "dq_errors", "dq_warnings",
     ),
     "dq_checks": ("stage", "checked_at", "check_name", "severity", "status", "violations", "rule"),
+    "dq_pitfalls": ("qmgr_name", "interval_date", "check_name", "rows_affected"),
     "advisories": (
         "severity", "severity_rank", "rule_id", "qmgr_name", "qsg_name", "object_type", "object_name",
         "interval_start_at", "interval_end_at", "observed_value", "comparison", "threshold_value", "threshold_unit",
@@ -80,6 +81,7 @@ class ReportData:
     quality_schema: str | None = None
     queue_managers: pd.DataFrame = field(default_factory=lambda: empty("queue_managers"))
     dq_checks: pd.DataFrame | None = None  # None: the gate has not written its results
+    dq_pitfalls: pd.DataFrame = field(default_factory=lambda: empty("dq_pitfalls"))
     advisories: pd.DataFrame = field(default_factory=lambda: empty("advisories"))
     advisories_total: int = 0
     marks: pd.DataFrame = field(default_factory=lambda: empty("marks"))

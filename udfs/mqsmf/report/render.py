@@ -166,6 +166,18 @@ def render_quality(data: ReportData) -> str:
             )
         parts.append("</tbody></table>")
         parts.append(f'<p class="note">Every violating row is listed in {esc(data.quality_schema)}.dq_violations.</p>')
+    if not data.dq_pitfalls.empty:
+        parts.append('<h3>Known data pitfalls found</h3><p class="how">Values MQ writes that mean something else '
+                     "than they seem (seed <code>data_pitfalls</code>: what each is and what the models do about it), "
+                     "per queue manager and day.</p>")  # fmt: skip
+        parts.append('<table id="dq-pitfalls"><thead><tr><th>Day</th><th>Queue manager</th><th>Pitfall</th>')
+        parts.append("<th>Rows</th></tr></thead><tbody>")
+        for r in data.dq_pitfalls.itertuples():
+            parts.append(
+                f"<tr><td>{esc(r.interval_date)}</td><td>{esc(r.qmgr_name)}</td>"
+                f"<td>{esc(r.check_name.removeprefix('pitfall_'))}</td>{_count_cell(r.rows_affected)}</tr>"
+            )
+        parts.append("</tbody></table>")
     return "".join(parts) + "</section>"
 
 
