@@ -274,7 +274,7 @@ def _sha(path: str) -> str:
 def audit_table(tables: dict[str, pa.Table], extra: dict | None = None) -> pa.Table:
     """smf_load_audit as the loader writes it: records decoded per file, SMF type and subtype
     (here: the records that have rows, plus ``extra`` records per (file, subtype))."""
-    from mqsmf.spark.load import raw_tables
+    from mqsmf.warehouse import raw_tables
 
     records: dict[tuple, set] = {}
     for name, t in tables.items():

@@ -43,8 +43,7 @@ def _write_raw(spark, path: str, folder) -> None:
     import pyarrow.parquet as pq
 
     from mqsmf import read_file
-    from mqsmf.spark.load import raw_tables
-    from mqsmf.warehouse import partition_time_columns
+    from mqsmf.warehouse import partition_time_columns, raw_tables
 
     tables, report = read_file(path)
     assert not report.quarantine

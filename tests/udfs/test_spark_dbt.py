@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from mqsmf import read_file
-from mqsmf.spark import load, staging
+from mqsmf import read_file, warehouse
+from mqsmf.spark import staging
 
 from .smf_samples import sample
 
@@ -27,7 +27,7 @@ def test_the_macro_loads_the_paths_of_the_dbt_var(spark, dbt):
     path = str(sample("TEST116"))
     result = dbt("run-operation", "load_smf_files", "--vars", json.dumps({"smf_paths": [path], "raw_schema": raw}))
     assert result.success, result.exception
-    assert _tables(spark, raw) == set(load.raw_tables())
+    assert _tables(spark, raw) == set(warehouse.raw_tables())
     tables, report = read_file(path)
     for name in ("QMAC", "WTID"):
         assert spark.table(f"{raw}.{name.lower()}").count() == tables[name].num_rows
@@ -43,8 +43,8 @@ def test_without_paths_every_raw_table_exists_and_is_empty(spark, dbt):
     raw = "test_dbt_empty_raw"
     result = dbt("run-operation", "load_smf_files", "--vars", json.dumps({"raw_schema": raw}))
     assert result.success, result.exception
-    assert _tables(spark, raw) == set(load.raw_tables())
-    assert all(spark.table(f"{raw}.{t}").count() == 0 for t in load.raw_tables())
+    assert _tables(spark, raw) == set(warehouse.raw_tables())
+    assert all(spark.table(f"{raw}.{t}").count() == 0 for t in warehouse.raw_tables())
 
 
 def test_the_hook_does_nothing_without_paths(spark, dbt):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from mqsmf import layouts, read_file
+from mqsmf import layouts, read_file, warehouse
 from mqsmf.cli import main
 from mqsmf.framing import frame
 from mqsmf.spark import load, spool
@@ -94,15 +94,15 @@ def expected(files):
 
 def test_every_raw_table_exists_with_the_contract_columns(spark, loads):
     tables = {r.tableName for r in spark.sql(f"SHOW TABLES IN {RAW}").collect()}
-    assert tables >= set(load.raw_tables())
-    for table, schema in load.raw_tables().items():
+    assert tables >= set(warehouse.raw_tables())
+    for table, schema in warehouse.raw_tables().items():
         got = [(f.name, f.dataType.simpleString()) for f in spark.table(f"{RAW}.{table}").schema]
         assert got == [(f.name, load.spark_type(f.type)) for f in schema], table
-    assert load.raw_tables()[load.AUDIT_TABLE].names == [
+    assert warehouse.raw_tables()[warehouse.AUDIT_TABLE].names == [
         "load_id", "loaded_at", "source_file", "file_size", "source_sha256", "framing", "smf_type", "smf_subtype",
         "records_read", "records_decoded", "records_quarantined", "records_skipped", "records_with_unexpected_id", "load_date",
     ]  # fmt: skip
-    assert load.raw_tables()[load.QUARANTINE_TABLE].names == [
+    assert warehouse.raw_tables()[warehouse.QUARANTINE_TABLE].names == [
         "load_id", "loaded_at", "source_file", "source_sha256", "offset", "length", "smf_type", "smf_subtype",
         "reason", "raw_bytes", "load_date",
     ]  # fmt: skip

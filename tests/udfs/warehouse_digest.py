@@ -14,13 +14,14 @@ LOAD_COLUMNS = {"load_id", "loaded_at", "load_date"}
 
 
 def digest(spark, raw_schema: str) -> dict:
-    from mqsmf.spark import load, staging
+    from mqsmf import warehouse
+    from mqsmf.spark import staging
     from mqsmf.warehouse import AUDIT_TABLE, qualified
 
     out: dict = {"tables": {}, "staged": []}
     # One query for every table (each statement has a fixed cost).
     per_table = []
-    for table, schema in load.raw_tables().items():
+    for table, schema in warehouse.raw_tables().items():
         cols = [c for c in schema.names if c not in LOAD_COLUMNS]
         row_hash = f"xxhash64({', '.join(f'`{c}`' for c in cols)})"
         per_table.append(
@@ -34,14 +35,14 @@ def digest(spark, raw_schema: str) -> dict:
     area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), raw_schema)
     out["staged"] = staging.pending_loads(area)
     # The audit of each load, without its id: a load that completed another's publication adds its own.
-    audit = [c for c in load.raw_tables()[AUDIT_TABLE].names if c not in LOAD_COLUMNS]
+    audit = [c for c in warehouse.raw_tables()[AUDIT_TABLE].names if c not in LOAD_COLUMNS]
     rows = spark.sql(f"SELECT load_id, {', '.join(audit)} FROM {qualified(raw_schema, AUDIT_TABLE)}").collect()
     per_load: dict[str, list] = {}
     for r in rows:
         per_load.setdefault(r["load_id"], []).append([str(r[c]) for c in audit])
     out["audit_per_load"] = sorted(sorted(v) for v in per_load.values())
     added = spark.sql(
-        f"SELECT table_name, sum(rows_added) AS n FROM {qualified(raw_schema, load.LOAD_DATES_TABLE)} GROUP BY 1"
+        f"SELECT table_name, sum(rows_added) AS n FROM {qualified(raw_schema, warehouse.LOAD_DATES_TABLE)} GROUP BY 1"
     ).collect()
     out["rows_added"] = {r["table_name"]: r["n"] for r in added if r["n"]}
     return out

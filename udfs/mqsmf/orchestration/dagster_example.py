@@ -36,9 +36,8 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
 
 from ..quality.checks import MARTS, RAW, catalogue
-from ..spark.load import AUDIT_TABLE, QUARANTINE_TABLE, raw_table, raw_tables
 from ..spark.session import resolve_project_dir
-from ..warehouse import PCF_SOURCE, SMF_SOURCE, dbt_source
+from ..warehouse import AUDIT_TABLE, PCF_SOURCE, QUARANTINE_TABLE, SMF_SOURCE, dbt_source, raw_table, raw_tables
 
 LOAD_ASSETS = "smf_raw"  # the load's multi-asset (and op) name; also its asset group
 AUDIT_KEY = dg.AssetKey([dbt_source(AUDIT_TABLE), AUDIT_TABLE])

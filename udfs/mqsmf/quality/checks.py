@@ -25,7 +25,7 @@ from ..decode import MAX_INTERVAL_US
 from ..layouts import QPSTCBSL_NOT_SET, Layout, column_name, layout, layouts
 from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
 from ..spark.load import natural_key
-from ..warehouse import ident, literal, raw_table
+from ..warehouse import AUDIT_TABLE, QUARANTINE_TABLE, ident, literal, raw_table
 from .expectations import (
     AtMost,
     Between,
@@ -275,7 +275,6 @@ def _single(table: str) -> Callable[[Mapping[str, str], Any], str | None]:
     return build
 
 
-AUDIT_TABLE = "smf_load_audit"
 # Temporary views the gate creates (and drops at the end of a run) start with this.
 VIEW_PREFIX = "mqsmf_dq_"
 UNLOADED_COLUMNS = (
@@ -489,8 +488,8 @@ def _raw_frames() -> list[Frame]:
             RAW,
             (AUDIT_TABLE, *(raw_table(n) for n in layouts())),
             _unloaded_sql,
-            "SMF records the reader decoded (smf_load_audit) that have no row in any raw table.",
-            table_name="'smf_load_audit'",
+            f"SMF records the reader decoded ({AUDIT_TABLE}) that have no row in any raw table.",
+            table_name=literal(AUDIT_TABLE),
             object_name="structures",
         ),
         Frame(
@@ -518,11 +517,11 @@ def _raw_frames() -> list[Frame]:
         Frame(
             "quarantine",
             RAW,
-            ("smf_quarantine",),
-            _single("smf_quarantine"),
+            (QUARANTINE_TABLE,),
+            _single(QUARANTINE_TABLE),
             "Spans of the input the reader could not decode (bad descriptor words, truncation, wrong "
             "identifier or eyecatcher): the records are not in the tables, so the gate must say so.",
-            table_name="'smf_quarantine'",
+            table_name=literal(QUARANTINE_TABLE),
             qmgr_name="CAST(NULL AS STRING)",
             qsg_name="CAST(NULL AS STRING)",
             object_name="reason",
@@ -1016,7 +1015,7 @@ def _structure_checks(tolerance: float) -> list[Check]:
             # A warning: re-sent days and overlapping SMF dump jobs are normal input; the loader keeps
             # one copy by design and smf_load_audit counts the others.
             WARN,
-            source="mqsmf.spark.load: one row per natural key; smf_load_audit records_decoded",
+            source=f"mqsmf.spark.load: one row per natural key; {AUDIT_TABLE} records_decoded",
             description="A decoded SMF record has no row in the raw tables: every instance's natural key was "
             "already loaded, so the loader kept the other copy (the same record twice in a dump, or overlapping "
             "dumps, as when a site re-sends a day). Listed with the copy that was kept (duplicate_of).",
@@ -1068,7 +1067,7 @@ def _structure_checks(tolerance: float) -> list[Check]:
             NoRows(("source_file", "offset", "length", "smf_type", "smf_subtype", "reason"), "no quarantined span"),
             source="mqsmf.reader quarantine (file, byte offset, reason)",
             description="Undecodable input (bad descriptor words, truncation, wrong identifier or eyecatcher) is "
-            "kept as evidence in smf_quarantine; any span there is a violation.",
+            f"kept as evidence in {QUARANTINE_TABLE}; any span there is a violation.",
         ),
     ]
 

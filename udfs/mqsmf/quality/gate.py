@@ -52,7 +52,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from ..warehouse import DEFAULT_DBT_SCHEMA, QUALITY_SCHEMA, RAW_SCHEMA, ident, literal
+from ..warehouse import QUALITY_SCHEMA, RAW_SCHEMA, ident, literal, marts_schema
 from .checks import ERROR, MARTS, RAW, STAGES, VIEW_PREFIX, WARN, Catalogue, Check, Frame, catalogue
 from .expectations import gx_row_condition
 
@@ -61,7 +61,6 @@ RESULTS_TABLE = "dq_check_results"
 HISTORY_TABLE = "dq_check_history"
 CHECKED_LOADS_TABLE = "dq_checked_loads"
 DEFAULT_DOCS_DIR = "target/data_docs"
-DEFAULT_SCHEMAS = {RAW: RAW_SCHEMA, MARTS: f"{DEFAULT_DBT_SCHEMA}_marts"}
 
 # dq_violations: (column, Spark type, meaning). ``stage`` is the partition column, last.
 VIOLATIONS_COLUMNS = (
@@ -437,7 +436,7 @@ def run_gate(
     if stage not in STAGES:
         raise GateError(f"unknown stage {stage!r}; use one of {', '.join(STAGES)}")
     started = time.monotonic()
-    schemas = {**DEFAULT_SCHEMAS, **(schemas or {})}
+    schemas = {RAW: RAW_SCHEMA, MARTS: marts_schema(), **(schemas or {})}
     if cat is None:
         cat = catalogue() if interval_tolerance is None else catalogue(interval_tolerance=interval_tolerance)
     try:

@@ -108,7 +108,7 @@ def recognised_files(command: str, specs: list[str], framing: str) -> tuple[list
 
 def files_without_mq_records(spark, raw_schema: str, load_id: str) -> list[str]:
     """Files of a load that held records but none that mqsmf decodes or quarantined (smf_load_audit)."""
-    from .load import AUDIT_TABLE
+    from ..warehouse import AUDIT_TABLE
 
     rows = spark.sql(
         f"SELECT source_file, sum(records_read) AS r, sum(records_decoded) AS d, sum(records_quarantined) AS q "

@@ -58,16 +58,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
-from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the loader's callers know it)
+from ..warehouse import (
     AUDIT_TABLE,
-    INTERVAL_DATE,
-    LOAD_DATE,
     LOAD_DATES_TABLE,
-    LOAD_ID,
-    LOADED_AT,
     QUARANTINE_TABLE,
     RAW_SCHEMA,
-    SOURCE_SHA256,
     ident,
     literal,
     loaded_structures,
@@ -75,7 +70,6 @@ from ..warehouse import (  # noqa: F401  (re-exported: the contract, as the load
     qualified,
     raw_table,
     raw_tables,
-    structure_tables,
 )
 from . import local, partitions, staging
 from .options import COMMIT, FINISH, PUBLISH, RELEASE, STAGE, ReadOptions
