@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 # cp037 is a permutation of Latin-1, so one 256-byte table maps EBCDIC to Latin-1 bytes.
 EBCDIC_TO_LATIN1 = np.frombuffer(bytes(range(256)).decode("cp037").encode("latin-1"), dtype=np.uint8)
@@ -22,23 +21,32 @@ _HEX = np.array([f"{i:02X}".encode() for i in range(256)], dtype="S2")
 
 def ebcdic_to_str(raw: np.ndarray) -> pa.Array:
     """Fixed-width EBCDIC byte strings (numpy ``S<n>``) -> Arrow strings, trailing blanks and
-    binary zeros removed."""
+    binary zeros removed. One path for every value: a name decodes the same whatever else is in
+    the column (national characters elsewhere change nothing, an embedded X'00' is kept)."""
     n = len(raw)
     width = raw.dtype.itemsize
     codes = np.frombuffer(raw.tobytes(), dtype=np.uint8)
     latin = EBCDIC_TO_LATIN1[codes]
-    if n and latin.max() >= 0x80:
-        # Rare national characters: let numpy decode Latin-1 properly.
-        text = np.char.decode(latin.view(f"S{width}") if width else raw, "latin-1")
-        return pc.utf8_rtrim(pa.array(text, type=pa.string()), characters=" \x00")
-    # ASCII only (valid UTF-8): trim trailing blanks and NULs in numpy and hand Arrow the string
-    # buffers directly (a per-call cost that matters when a small file has hundreds of columns).
+    # Trim trailing blanks and NULs in numpy and hand Arrow the string buffers directly (a per-call
+    # cost that matters when a small file has hundreds of columns).
     chars = latin.reshape(n, width)
     kept = (chars != 0x20) & (chars != 0)
     lengths = np.where(kept.any(axis=1), width - np.argmax(kept[:, ::-1], axis=1), 0) if width else np.zeros(n, int)
+    inside = np.arange(width)[None, :] < lengths[:, None]
+    data = chars[inside]
+    national = data >= 0x80
     offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(lengths, out=offsets[1:])
-    data = chars[np.arange(width)[None, :] < lengths[:, None]]
+    if national.any():
+        # Latin-1 to UTF-8: a national character (X'80'-X'FF' in Latin-1) is two bytes.
+        np.cumsum(lengths + ((chars >= 0x80) & inside).sum(axis=1), out=offsets[1:])
+        size = 1 + national.astype(np.int64)
+        pos = np.cumsum(size) - size
+        utf8 = np.empty(int(size.sum()), dtype=np.uint8)
+        utf8[pos] = np.where(national, 0xC0 | (data >> 6), data)
+        utf8[pos[national] + 1] = 0x80 | (data[national] & 0x3F)
+        data = utf8
+    else:
+        np.cumsum(lengths, out=offsets[1:])
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data.tobytes())])
 
 

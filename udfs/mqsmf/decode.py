@@ -187,17 +187,26 @@ def parse_headers(rb: RecordBuffer) -> Headers:
     too_many = mq & (TRIPLET_AREA + TRIPLET_SIZE * nsda > off0) & has_qwhs
     # Triplets must end before the data they describe starts; trim NSDA that claims otherwise.
     nsda = np.where(too_many, np.maximum(1, (off0 - TRIPLET_AREA) // TRIPLET_SIZE), nsda)
+    # Only the triplets a structure is placed at are kept (a dense (records, triplets) array sized
+    # by the batch's largest NSDA would cost every record what one record claims); the others are
+    # checked one triplet index at a time, over the records that have it, and dropped.
     max_t = int(nsda.max()) if n else 0
-    trip = np.zeros((n, max(max_t, 1), 3), dtype=np.int64)
+    kept_t = min(max_t, _TRIPLETS_KEPT)
+    trip = np.zeros((n, max(kept_t, 1), 3), dtype=np.int64)
     for t in range(max_t):
-        sel = nsda > t
-        trip[sel, t] = _triplet(rb, rb.base[sel] + TRIPLET_AREA + TRIPLET_SIZE * t)
-        off, ln, cnt = trip[:, t, 0], trip[:, t, 1], trip[:, t, 2]
-        bad = sel & (cnt > 0) & ((off < TRIPLET_AREA) | (off + ln * cnt > rb.length))
-        for i in np.nonzero(bad)[0]:
+        sel = np.flatnonzero(nsda > t)
+        tt = _triplet(rb, rb.base[sel] + TRIPLET_AREA + TRIPLET_SIZE * t)
+        if t < kept_t:
+            trip[sel, t] = tt
+        off, ln, cnt = tt[:, 0], tt[:, 1], tt[:, 2]
+        # A plausible triplet's instances fit its record, each at least one byte long: a count the
+        # record cannot hold (length 0 and count 65535) is damage, not 65535 empty instances.
+        bad = (cnt > 0) & ((off < TRIPLET_AREA) | (off + np.maximum(ln, 1) * cnt > rb.length[sel]))
+        for k in np.nonzero(bad)[0]:
+            i = int(sel[k])
             if problem[i] is None:
                 problem[i] = (
-                    f"triplet {t} (offset {off[i]}, {cnt[i]} x {ln[i]} bytes) extends past the "
+                    f"triplet {t} (offset {off[k]}, {cnt[k]} x {ln[k]} bytes) does not fit the "
                     f"{rb.length[i]}-byte record"
                 )
     return Headers(smf_type, smf_subtype, smf, qwhs, has_qwhs, long_qwhs, qwhx, has_qwhx, nsda, trip, problem)
@@ -208,6 +217,7 @@ def _triplet(rb: RecordBuffer, pos: np.ndarray) -> np.ndarray:
     return np.stack([_be(rb, pos + o, w) for o, w in _TRIPLET_FIELDS], axis=1).astype(np.int64)
 
 
+_TRIPLETS_KEPT = max(p.triplet for lay in layouts().values() for p in lay.placements) + 1
 _TRIPLET_FIELDS = tuple((TRIPLET_DTYPE.fields[k][1], TRIPLET_DTYPE[k].itemsize) for k in ("offset", "length", "count"))
 
 
@@ -250,13 +260,29 @@ def locate(
     instance too short to hold its own header, or a wrong eyecatcher (the bytes are not this
     structure)."""
     recs, starts, avails, entries = [], [], [], []
+    problems: dict[int, str] = {}
+    least = min_instance_length(lay)
+    # The shortest instance a triplet may describe: one that holds its block header (identifier,
+    # length, eyecatcher), else one byte. Shorter ones than ``least`` are located, then quarantined
+    # with their own reason (no natural key).
+    shortest = BLOCK_HEADER_SIZE if lay.eyecatcher is not None else 1
     for p in lay.placements:
         sel = good & (hd.smf_type == p.smf_type) & (hd.smf_subtype == p.smf_subtype) & (hd.nsda > p.triplet)
         if not sel.any():
             continue
         idx = np.nonzero(sel)[0]
         off, ln, cnt = (hd.triplets[idx, p.triplet, k] for k in range(3))
-        keep = cnt > 0
+        # Plausible only if every instance, at least as long as the structure's shortest decodable
+        # instance, fits the record: the instances built below never outnumber the record's bytes
+        # divided by that length, whatever the count says.
+        implausible = (cnt > 0) & (off + np.maximum(ln, shortest) * cnt > rb.length[idx])
+        for k in np.nonzero(implausible)[0]:
+            problems.setdefault(
+                int(idx[k]),
+                f"triplet {p.triplet} claims {cnt[k]} {lay.name} instances of {ln[k]} bytes: the "
+                f"{rb.length[idx[k]]}-byte record cannot hold {cnt[k]} of at least {shortest} bytes from offset {off[k]}",
+            )
+        keep = (cnt > 0) & ~implausible
         idx, off, ln, cnt = idx[keep], off[keep], ln[keep], cnt[keep]
         rec = np.repeat(idx, cnt)
         j = np.arange(cnt.sum()) - np.repeat(np.cumsum(cnt) - cnt, cnt)
@@ -266,9 +292,8 @@ def locate(
         entries.append(j)
     if not recs:
         e = np.zeros(0, dtype=np.int64)
-        return Instances(e, e, e, e), {}, []
+        return Instances(e, e, e, e), problems, []
     inst = Instances(*(np.concatenate(a) for a in (recs, starts, avails, entries)))
-    problems: dict[int, str] = {}
     warnings: list[IdWarning] = []
     if lay.eyecatcher is not None:
         head = gather(rb, inst.start, inst.avail, BLOCK_HEADER_SIZE)
@@ -277,11 +302,19 @@ def locate(
         eye = eye_bytes.copy().view(f"S{BLOCK_EYECATCHER.length}").reshape(-1)
         short = ~blank & (inst.avail < BLOCK_HEADER_SIZE)
         wrong_eye = ~blank & ~short & (eye != lay.eyecatcher_ebcdic)
-        for k in np.nonzero(short | wrong_eye)[0]:
+        # An instance that ends before its natural key (a QQST without its queue name) would be a
+        # row of NULLs no rule can judge: the record is quarantined instead.
+        keyless = ~blank & ~short & ~wrong_eye & (inst.avail < least)
+        for k in np.nonzero(short | wrong_eye | keyless)[0]:
             r = int(inst.record[k])
             where = f"{lay.name} instance {inst.entry_index[k]} at record offset {inst.start[k] - rb.base[r]}"
             if short[k]:
                 reason = f"{where} is {inst.avail[k]} bytes long, too short for its identifier, length and eyecatcher"
+            elif keyless[k]:
+                reason = (
+                    f"{where} is {inst.avail[k]} bytes long, too short for its natural key "
+                    f"({', '.join(lay.natural_key)} end at byte {least})"
+                )
             else:
                 got = bytes(eye_bytes[k]).decode("cp037", "replace")
                 reason = f"{where} has eyecatcher {got!r} (expected {lay.eyecatcher!r})"
@@ -295,18 +328,27 @@ def locate(
         inst = _subset(inst, ~blank)
     if lay.entry_start is not None:
         # Header plus fixed entries (QEST): every used entry becomes an instance.
-        k = np.arange(lay.entry_count)
-        rec = np.repeat(inst.record, lay.entry_count)
-        start = np.repeat(inst.start, lay.entry_count) + lay.entry_start + np.tile(k, len(inst.start)) * lay.entry_size
-        end_ok = (np.tile(k, len(inst.start)) + 1) * lay.entry_size + lay.entry_start <= np.repeat(
-            inst.avail, lay.entry_count
-        )
-        inst = Instances(rec, start, np.full(len(rec), lay.entry_size), np.tile(k, len(inst.start)))
-        inst = _subset(inst, end_ok)
+        # Only the entries that fit the instance are built (never entry_count per instance).
+        fit = np.clip((inst.avail - lay.entry_start) // lay.entry_size, 0, lay.entry_count)
+        rec = np.repeat(inst.record, fit)
+        k = np.arange(int(fit.sum())) - np.repeat(np.cumsum(fit) - fit, fit)
+        start = np.repeat(inst.start, fit) + lay.entry_start + k * lay.entry_size
+        inst = Instances(rec, start, np.full(len(rec), lay.entry_size), k)
         key = lay.field(lay.entry_key)
         keyb = gather(rb, inst.start + key.offset, np.full(len(inst.start), key.length), key.length)
         inst = _subset(inst, ((keyb != 0) & (keyb != 0x40)).any(axis=1))
     return inst, problems, warnings
+
+
+@cache
+def min_instance_length(lay: Layout) -> int:
+    """The shortest instance of ``lay`` worth decoding: its block header (identifier, length,
+    eyecatcher) when it has one, and every field of its natural key; at least one byte."""
+    fields = {f.name: f for f in lay.fields}
+    key_end = max((fields[k].end for k in lay.natural_key if k in fields), default=0)
+    if lay.entry_start is not None:  # the key is an entry's, not the header's
+        key_end = 0
+    return max(1, BLOCK_HEADER_SIZE if lay.eyecatcher is not None else 0, key_end)
 
 
 def _subset(inst: Instances, mask: np.ndarray) -> Instances:
@@ -481,9 +523,12 @@ def _mq_version(rels: list[str | None]) -> list[str | None]:
     out = []
     for r in rels:
         if r not in memo:
-            if r and r.isdigit() and len(r) == 3:
+            # Only EBCDIC X'F0'-X'F9' (ASCII digits once decoded) are digits: X'DA', X'EA' and
+            # X'FA' decode to superscript digits that str.isdigit() accepts and int() refuses.
+            digits = bool(r) and r.isascii() and r.isdigit()
+            if digits and len(r) == 3:
                 memo[r] = f"{r[0]}.{r[1]}.{r[2]}"
-            elif r and r.isdigit() and len(r) == 6:
+            elif digits and len(r) == 6:
                 memo[r] = f"{int(r[:2])}.{int(r[2:4])}.{int(r[4:])}"
             else:
                 memo[r] = r or None

@@ -11,6 +11,8 @@ resynchronises on the next position where a plausible chain of records starts.
 
 from __future__ import annotations
 
+import itertools
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -130,15 +132,17 @@ class _Builder:
     def __init__(self, framing: str, base: int) -> None:
         self.framing = framing
         self.base = base
-        self.offsets: list[int] = []
-        self.ends: list[int] = []
-        self.lengths: list[int] = []
+        # Machine integers, not Python lists: eight bytes per record whatever its size.
+        self.offsets = array("q")
+        self.ends = array("q")
+        self.lengths = array("q")
         self.spanned: dict[int, bytes] = {}
         self.quarantine: list[Quarantined] = []
         self.segments = 0
-        # spanned record being assembled: (file offset of first RDW, [pieces], end of its last
-        # segment so far)
-        self.open: tuple[int, list[bytes], int] | None = None
+        # spanned record being assembled: (file offset of first RDW, its bytes so far, end of its
+        # last segment so far). One growing buffer, not a Python object per segment: a record of
+        # thousands of 5-byte segments costs its bytes, not 80 bytes a segment.
+        self.open: tuple[int, bytearray, int] | None = None
 
     def bad(self, offset: int, length: int, reason: str) -> None:
         self.quarantine.append(Quarantined(self.base + offset, length, reason))
@@ -154,18 +158,18 @@ class _Builder:
             self.lengths.append(length)
         elif seg == SEG_FIRST:
             self.drop_open(p, "spanned record has no last segment: another first segment follows")
-            self.open = (p, [bytes(b[p : p + length])], p + length)
+            self.open = (p, bytearray(b[p : p + length]), p + length)
         else:
             if self.open is None:
                 what = "last" if seg == SEG_LAST else "middle"
                 self.bad(p, length, f"orphan {what} segment of a spanned record (no first segment)")
                 return
-            self.open[1].append(bytes(b[p + RDW : p + length]))
+            self.open[1].extend(b[p + RDW : p + length])
             self.open = (*self.open[:2], p + length)
             if seg == SEG_LAST:
                 start, pieces, _ = self.open
                 self.open = None
-                data = b"".join(pieces)
+                data = bytes(pieces)
                 self.spanned[len(self.offsets)] = data
                 self.offsets.append(start)
                 self.ends.append(p + length)
@@ -207,9 +211,12 @@ def _candidates(b, start: int, stop: int, n: int, span: int, test):
     a Python call per byte."""
     arr = _as_array(b, n)
     p = start
-    window = 1 << 20
+    # The window grows from small: a resynchronisation that succeeds near its start (the usual
+    # case, one damaged record) costs about the bytes it skips, never a megabyte.
+    window = _FIRST_WINDOW
     while p < stop:
         hi = min(stop, p + window)
+        window = min(window * 2, _LAST_WINDOW)
         chunk = arr[p : min(n, hi + span)]
         if len(chunk) < span:
             return
@@ -217,6 +224,25 @@ def _candidates(b, start: int, stop: int, n: int, span: int, test):
         for k in np.nonzero(test(chunk, count))[0]:
             yield p + int(k)
         p = hi
+
+
+_FIRST_WINDOW, _LAST_WINDOW = 1 << 10, 1 << 20
+
+
+class _Memo:
+    """A resynchronisation function remembered over its last answer: ``find(b, s, n)`` is the first
+    good position >= s, so for any s between an earlier start and its answer the answer is the same.
+    Damage that sends the walk back into a range already searched costs nothing the second time,
+    so the searches of one file cost O(file size) in total."""
+
+    def __init__(self, find) -> None:
+        self.find = find
+        self.lo = self.hi = -1
+
+    def __call__(self, b, start: int, n: int) -> int:
+        if not self.lo <= start <= self.hi:
+            self.lo, self.hi = start, self.find(b, start, n)
+        return self.hi
 
 
 def _packed_date_maybe(c: np.ndarray, at: int, count: int) -> np.ndarray:
@@ -266,7 +292,7 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
     spanned records one by one (``_Builder.segment``)."""
     c = _as_array(b, n)
     view = memoryview(c)
-    starts = []
+    starts = array("q")
     p, last = 0, n - RDW
     while p <= last:
         length = (view[p] << 8) | view[p + 1]
@@ -289,13 +315,15 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
         run = max(first_insane - 2, 0)
         resume = int(at[run]) if run < len(at) else 0
     taken = 0
-    for i in [*np.flatnonzero(seg[:run] != SEG_COMPLETE).tolist(), run]:
+    # Spanned segments one at a time from a numpy array (no Python list of every segment).
+    for i in itertools.chain(np.flatnonzero(seg[:run] != SEG_COMPLETE), (run,)):
+        i = int(i)
         if taken < i and out.open is not None:  # a complete record after an open spanned one
             out.segment(b, int(at[taken]), int(lengths[taken]))
             taken += 1
-        out.offsets += at[taken:i].tolist()
-        out.ends += (at[taken:i] + lengths[taken:i]).tolist()
-        out.lengths += lengths[taken:i].tolist()
+        out.offsets.frombytes(at[taken:i].astype(np.int64).tobytes())
+        out.ends.frombytes((at[taken:i] + lengths[taken:i]).astype(np.int64).tobytes())
+        out.lengths.frombytes(lengths[taken:i].astype(np.int64).tobytes())
         out.segments += i - taken
         if i < run:
             out.segment(b, int(at[i]), int(lengths[i]))
@@ -330,6 +358,7 @@ def _walk_rdw(b, n: int, out: _Builder, start: int) -> Framed:
         return _tail_is_short(b, after, n)
 
     known_rdw = -1  # a position whose RDW _rdw_ok has already passed
+    resync = _Memo(_resync_rdw)
     p = start
     while p < n:
         if n - p < RDW:
@@ -346,7 +375,7 @@ def _walk_rdw(b, n: int, out: _Builder, start: int) -> Framed:
                 continue
             # Either this record's length or the next record is damaged: a valid record starting
             # inside this one means the length is wrong.
-            q = _resync_rdw(b, p + RDW, n)
+            q = resync(b, p + RDW, n)
             if q >= nxt:
                 out.segment(b, p, length)
                 p = nxt
@@ -355,7 +384,7 @@ def _walk_rdw(b, n: int, out: _Builder, start: int) -> Framed:
             out.bad(p, q - p, f"damaged RDW length {length}: a valid record starts inside it at offset {out.base + q}")
             p = q
             continue
-        q = _resync_rdw(b, p + 1, n)
+        q = resync(b, p + 1, n)
         out.drop_open(p, "spanned record interrupted by damaged data")
         if q == n and _rdw_fields_ok(b, p, length) and p + length > n:
             out.bad(p, n - p, f"truncated record: RDW says {length} bytes, {n - p} remain")
@@ -399,6 +428,7 @@ def _rdw_reason(b, p: int, n: int) -> str:
 def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
     n = len(b) if n is None else n
     out = _Builder("bdw", base)
+    resync = _Memo(_resync_bdw)
     p = 0
     while p < n:
         if n - p < MIN_BLOCK:
@@ -407,7 +437,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
             break
         blen = _u16(b, p)
         if not _bdw_fields_ok(b, p, blen):
-            q = _resync_bdw(b, p + 1, n)
+            q = resync(b, p + 1, n)
             out.drop_open(p, "spanned record interrupted by damaged data")
             flags = b[p + DESCRIPTOR_FLAGS], b[p + DESCRIPTOR_FLAGS + 1]
             out.bad(p, q - p, f"invalid BDW (length {blen}, X'{flags[0]:02X}{flags[1]:02X}')")
@@ -435,7 +465,7 @@ def frame_bdw(b, n: int | None = None, base: int = 0) -> Framed:
         # A segment does not fit: the block (or its BDW length) is damaged. Resynchronise from
         # here, not from the claimed block end, so a BDW length damaged upwards costs no more
         # than the bytes it wrongly claims.
-        q = _resync_bdw(b, s, n)
+        q = resync(b, s, n)
         if end_note and q == n:
             out.drop_open(s, "spanned record cut short by truncation")
             out.bad(s, n - s, end_note)
@@ -542,13 +572,14 @@ def _triplet(b, t: int) -> tuple[int, int, int]:
 def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
     n = len(b) if n is None else n
     out = _Builder("nordw", base)
+    resync = _Memo(_resync_nordw)
     p = 0
     while p < n:
         length, reason = _nordw_length(b, p, n)
         if length:
             nxt = p + length
             ok = nxt == n or _nordw_length(b, nxt, n)[0] or _nordw_truncated(b, nxt, n)
-            q = n if ok else _resync_nordw(b, p + 1, n)
+            q = n if ok else resync(b, p + 1, n)
             if q >= nxt:
                 out.segments += 1
                 out.offsets.append(p)
@@ -560,7 +591,7 @@ def frame_nordw(b, n: int | None = None, base: int = 0) -> Framed:
                 f"damaged triplets (record length {length}): a valid record starts inside it at offset {out.base + q}"
             )
         else:
-            q = _resync_nordw(b, p + 1, n)
+            q = resync(b, p + 1, n)
         out.bad(p, q - p, reason)
         p = q
     return out.finish(n)

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from .decode import TYPED, RecordBuffer, decode_batch, parse_headers
 from .framing import Framed, frame
+from .headers import SMF_TYPE
 from .layouts import layouts, placements
 
 DEFAULT_BATCH_BYTES = 64 << 20
@@ -190,7 +191,46 @@ def decode_framed(
         batches.close()  # drops the batch's view of ``data`` before the caller closes it
 
 
+def _records(rb: RecordBuffer, lo: int, hi: int) -> RecordBuffer:
+    """Records lo..hi-1 of a batch (the same buffer)."""
+    cut = slice(lo, hi)
+    return RecordBuffer(
+        rb.buf, rb.base[cut], rb.length[cut], rb.file_offset[cut], rb.file_end[cut], rb.source_file, rb.pad
+    )
+
+
+def _quarantine_record(rb: RecordBuffer, i: int, key, reason: str, report: FileReport, data) -> None:
+    report.quarantined[key] += 1
+    start, end = int(rb.file_offset[i]), int(rb.file_end[i])
+    # The file's own bytes (every segment, descriptor words included) are the evidence;
+    # without the file, the record as reassembled.
+    raw = bytes(data[start:end]) if data is not None else rb.buf[rb.base[i] : rb.base[i] + rb.length[i]].tobytes()
+    report.quarantine.append(QuarantineEntry(rb.source_file, start, end - start, reason, raw, *key))
+
+
 def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileReport, data=None):
+    """Decode one batch into ``report``. Damage is found and quarantined by the decoder; should a
+    record still make it fail (a bug, not a contract), the batch is halved until that record is
+    alone, and it alone is quarantined: no exception leaves the reader and the rest is read."""
+    try:
+        decoded = _decode_all(rb, names, mode)
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure inside a record becomes a quarantine entry
+        if len(rb) > 1:
+            half = len(rb) // 2
+            yield from _decode_records(_records(rb, 0, half), names, mode, report, data)
+            yield from _decode_records(_records(rb, half, len(rb)), names, mode, report, data)
+            return
+        base = int(rb.base[0])
+        key = (int(rb.buf[base + SMF_TYPE]), None)
+        report.read[key] += 1
+        _quarantine_record(rb, 0, key, f"record cannot be decoded: {e}", report, data)
+        return
+    yield from _account(rb, decoded, report, data)
+
+
+def _decode_all(rb: RecordBuffer, names: list[str], mode: str):
     hd = parse_headers(rb)
     types, subs = hd.smf_type, hd.smf_subtype
     known = set(placements())
@@ -198,6 +238,11 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
     good = np.array([p is None for p in problem], dtype=bool)
     decodable = np.array([(int(t), int(s)) in known for t, s in zip(types, subs, strict=True)], dtype=bool)
     batches, probs, warnings = decode_batch(rb, hd, good & decodable, names, mode)
+    return types, subs, problem, decodable, batches, probs, warnings
+
+
+def _account(rb: RecordBuffer, decoded, report: FileReport, data):
+    types, subs, problem, decodable, batches, probs, warnings = decoded
     for i, reason in probs.items():
         problem[i] = reason
     warned = set()
@@ -210,14 +255,7 @@ def _decode_records(rb: RecordBuffer, names: list[str], mode: str, report: FileR
         key = (int(types[i]), int(subs[i]))
         report.read[key] += 1
         if problem[i] is not None:
-            report.quarantined[key] += 1
-            start, end = int(rb.file_offset[i]), int(rb.file_end[i])
-            # The file's own bytes (every segment, descriptor words included) are the evidence;
-            # without the file, the record as reassembled.
-            raw = (
-                bytes(data[start:end]) if data is not None else rb.buf[rb.base[i] : rb.base[i] + rb.length[i]].tobytes()
-            )
-            report.quarantine.append(QuarantineEntry(rb.source_file, start, end - start, problem[i], raw, *key))
+            _quarantine_record(rb, i, key, problem[i], report, data)
         elif decodable[i]:
             report.decoded[key] += 1
         else:

@@ -183,10 +183,15 @@ def mqmd_values(attrs: dict[str, str]) -> dict[str, object]:
         if v is None:
             out[f.alias] = None
         elif f.type == "MQLONG":
-            try:
-                out[f.alias] = int(v.strip())
-            except ValueError:
-                raise DumpError(f"MQMD {f.name} ({f.dump_code}) is not a number: {v.strip()[:20]!r}") from None
+            t = v.strip()
+            # An MQLONG is a signed 32-bit integer written in ASCII digits; anything else (a
+            # superscript digit, a number beyond 32 bits) is damage, not a value.
+            body = t[1:] if t[:1] in "+-" else t
+            if not (body.isascii() and body.isdigit()):
+                raise DumpError(f"MQMD {f.name} ({f.dump_code}) is not a number: {t[:20]!r}")
+            if not -(1 << 31) <= int(t) < 1 << 31:
+                raise DumpError(f"MQMD {f.name} ({f.dump_code}) {t[:20]} does not fit a 32-bit MQLONG")
+            out[f.alias] = int(t)
         elif f.type == "MQBYTE":
             h = v.strip().upper()
             if len(h) != 2 * f.length or not set(h) <= _HEX:
@@ -202,7 +207,7 @@ def put_timestamp(put_date: str | None, put_time: str | None) -> dt.datetime | N
     if not put_date or not put_time:
         return None
     d, t = put_date.strip(), put_time.strip()
-    if len(d) != 8 or len(t) != 8 or not (d + t).isdigit():
+    if len(d) != 8 or len(t) != 8 or not (d + t).isascii() or not (d + t).isdigit():
         raise DumpError(f"PutDate/PutTime {d!r}/{t!r} are not YYYYMMDD/HHMMSSTH")
     try:
         base = dt.datetime(int(d[:4]), int(d[4:6]), int(d[6:]), int(t[:2]), int(t[2:4]), int(t[4:6]), tzinfo=dt.UTC)
@@ -263,14 +268,24 @@ def decode_pcf(data: bytes, order: str, msg_ccsid: int) -> tuple[dict[str, objec
                 out[p.alias] = value
         elif ptype == L.const("MQCFT_STRING"):
             fixed = L.const("MQCFST_STRUC_LENGTH_FIXED")
+            if plen < fixed:
+                raise DumpError(
+                    f"MQCFST at data offset {pos} has StrucLength {plen}, less than its fixed {fixed} bytes"
+                )
             ccsid, slen = struct.unpack_from(order + "ii", data, pos + fst["CodedCharSetId"].offset)
-            if plen < fixed or slen < 0 or fixed + slen > plen:
+            if slen < 0 or fixed + slen > plen:
                 raise DumpError(f"MQCFST at data offset {pos}: StringLength {slen} does not fit StrucLength {plen}")
             raw = data[pos + fixed : pos + fixed + slen]
             if p is not None:
                 if p.pcf_type != "MQCFST":
                     raise DumpError(f"parameter {p.name} at data offset {pos} is a string, expected {p.pcf_type}")
-                out[p.alias] = raw.decode(_charset(ccsid or msg_ccsid).codec).rstrip(" \x00")
+                codec = _charset(ccsid or msg_ccsid).codec
+                try:
+                    out[p.alias] = raw.decode(codec).rstrip(" \x00")
+                except UnicodeDecodeError as e:
+                    raise DumpError(
+                        f"parameter {p.name} at data offset {pos} is not valid {codec} (CCSID {ccsid or msg_ccsid}): {e.reason} at byte {e.start}"
+                    ) from None
         pos += plen
     if pos != len(data):
         raise DumpError(f"{len(data) - pos} bytes follow the {count} parameters")
