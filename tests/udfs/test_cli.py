@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -259,6 +260,7 @@ def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
     dest = tmp_path / "smf-project"
     done = mqsmf("init", str(dest))
     assert done.returncode == 0, done.stderr
+    assert "mqsmf report" in done.stdout and "mqsmf run" in done.stdout  # the next steps, all of them
     expected = {
         p.relative_to(root)
         for folder in ("models", "macros", "seeds", "tests/dbt")
@@ -266,15 +268,97 @@ def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
         if p.is_file() and "__pycache__" not in p.parts
     } | {Path("dbt_project.yml"), Path("profiles/profiles.yml"), Path("profiles/spark-log4j2.properties")}
     written = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
-    assert written == expected
+    assert written == expected | {Path(".gitignore"), Path(".mqsmf-project.json")}
     assert all((dest / rel).read_bytes() == (root / rel).read_bytes() for rel in expected)
     again = mqsmf("init", str(dest))
     one_line_error(again, "mqsmf init:", "not empty", "--force")
-    (dest / "dbt_project.yml").write_text("changed")
+    (dest / "models" / "marts" / "dim_queue.sql").write_text("changed")  # a model: not configuration
     (dest / "mine.txt").write_text("kept")
     assert mqsmf("init", "--force", str(dest)).returncode == 0
     assert (dest / "mine.txt").read_text() == "kept"
-    assert (dest / "dbt_project.yml").read_bytes() == (root / "dbt_project.yml").read_bytes()
+    assert (dest / "models" / "marts" / "dim_queue.sql").read_bytes() == (
+        root / "models/marts/dim_queue.sql"
+    ).read_bytes()
+    assert not list(dest.rglob("*.bak-*"))  # nothing of the site's configuration was changed: no backup
+
+
+def test_init_writes_a_gitignore_that_keeps_the_data_out_of_git(tmp_path):
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    for rel in (
+        "warehouse/metastore_db/x",
+        "target/report/index.html",
+        "landing/_loaded/2026-11-29/day.dat",
+        "landing/new.dat",
+    ):
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text("data")
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"], cwd=dest, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "dbt_project.yml" in listed and "seeds/site_config_queues.csv" in listed and ".mqsmf-project.json" in listed
+    assert not [p for p in listed if p.startswith(("warehouse/", "target/", "landing/"))], listed
+    # A .gitignore of the site's own is never replaced.
+    (dest / ".gitignore").write_text("mine\n")
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert (dest / ".gitignore").read_text() == "mine\n"
+
+
+def test_init_force_backs_up_the_sites_configuration_before_replacing_it(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    seed = dest / "seeds" / "site_config_queue_managers.csv"
+    site = seed.read_text() + "QM99,,,,\n"
+    seed.write_text(site)
+    (dest / "profiles" / "profiles.yml").write_text("# the site's profile\n")
+    done = mqsmf("init", "--force", str(dest))
+    assert done.returncode == 0, done.stderr
+    backups = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.bak-*"))
+    assert [b.split(".bak-")[0] for b in backups] == ["profiles/profiles.yml", "seeds/site_config_queue_managers.csv"]
+    assert re.fullmatch(r"\d{8}T\d{6}Z", backups[0].split(".bak-")[1])
+    (backup,) = dest.glob("seeds/site_config_queue_managers.csv.bak-*")
+    assert backup.read_text() == site and backup.name in done.stdout
+    # the packaged files are in place again; dbt reads only *.csv seeds, so the backup is no seed
+    assert seed.read_bytes() == (root / "seeds" / "site_config_queue_managers.csv").read_bytes()
+    # A second --force: nothing changed since the last init wrote it, so no new backup.
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert len(list(dest.rglob("*.bak-*"))) == 2
+    # A project written before init kept a record: a configuration file that differs is kept too.
+    (dest / ".mqsmf-project.json").unlink()
+    (dest / "seeds" / "mp16_rules.csv").write_text("rule_id\n")
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert len(list(dest.glob("seeds/mp16_rules.csv.bak-*"))) == 1
+
+
+def test_mqsmf_warns_once_when_the_project_was_written_by_another_version(tmp_path, files):
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    stamp = json.loads((dest / ".mqsmf-project.json").read_text())
+    assert stamp["mqsmf_version"] == version("mqsmf")
+    env = {"MQSMF_PROJECT_DIR": ""}
+    same = mqsmf("inspect", str(files / "day.dat"), cwd=dest, env=env)
+    assert same.returncode == 0 and "warning" not in same.stderr
+    (dest / ".mqsmf-project.json").write_text(json.dumps({**stamp, "mqsmf_version": "0.0.1"}))
+    for args, cwd, extra in (
+        (("inspect", str(files / "day.dat")), dest / "models", env),  # found upwards from a subfolder
+        (
+            ("generate", "--out", str(tmp_path / "g.dat"), "--intervals", "1", "--queues", "1"),
+            tmp_path,
+            {"MQSMF_PROJECT_DIR": str(dest)},
+        ),
+    ):
+        done = mqsmf(*args, cwd=cwd, env=extra)
+        assert done.returncode == 0, done.stderr
+        warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+        assert len(warnings) == 1, done.stderr
+        assert "0.0.1" in warnings[0] and version("mqsmf") in warnings[0] and "init --force" in warnings[0]
+        assert str(dest) in warnings[0]
+    # init itself (which updates the project) and --quiet say nothing; the update clears it.
+    assert "warning" not in mqsmf("inspect", "--quiet", str(files / "day.dat"), cwd=dest, env=env).stderr
+    assert "warning" not in mqsmf("init", "--force", str(dest)).stderr
+    assert "warning" not in mqsmf("inspect", str(files / "day.dat"), cwd=dest, env=env).stderr
 
 
 @pytest.mark.spark

@@ -551,6 +551,24 @@ def _one_line(e: BaseException) -> str:
     return lines[0]
 
 
+def _warn_if_other_version(args: argparse.Namespace) -> None:
+    """One line on stderr when the project this command works in was written (``mqsmf init``) by
+    another version of the package: its models, macros and seeds may not be the ones this code expects."""
+    from .project import find_project, version_mismatch
+
+    try:
+        project = find_project(getattr(args, "project_dir", None))
+        written = project and version_mismatch(project, version())
+    except OSError:
+        return
+    if written:
+        print(
+            f"mqsmf: warning: the project {project} was written by mqsmf {written}, this is mqsmf {version()}; "
+            f"`mqsmf init --force {project}` updates its files (a configuration file you changed is kept as *.bak-<time>)",
+            file=sys.stderr,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -564,6 +582,8 @@ def main(argv: list[str] | None = None) -> int:
 
         os.environ.setdefault(LOG_LEVEL_ENV, "warn")
     name = f"mqsmf {args.command}"
+    if args.command != "init" and not quiet:
+        _warn_if_other_version(args)
     # --json: the JSON alone on stdout; everything else a command prints goes to stderr.
     # --quiet: everything a command prints on stdout goes nowhere (errors still on stderr).
     args._json_stream = sys.stdout
