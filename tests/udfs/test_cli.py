@@ -255,6 +255,47 @@ def test_progress_only_when_asked_or_on_a_terminal(files, tmp_path):
     assert "100.0%" not in mqsmf("inspect", "--progress", "--quiet", str(files / "day.dat")).stderr
 
 
+def test_decode_writes_times_spreadsheets_read_and_raw_clocks_on_request(files, tmp_path):
+    """CSV and JSON lines carry times as 'YYYY-MM-DD HH:MM:SS.fff' (no T, no zone suffix: what
+    spreadsheets read as a date-time), UTC except the *_local columns; --raw-times writes the
+    64-bit clocks the records hold. The two agree by the TOD clock's own definition (bit 51 is one
+    microsecond since 1900-01-01 00:00 UTC), computed here, not by the package."""
+    import csv
+    from datetime import datetime, timedelta
+
+    day = str(files / "day.dat")
+    runs = {
+        name: mqsmf("decode", *args, "--structure", "QJST", "--out", str(tmp_path / name), day)
+        for name, args in (("csv", ["--format", "csv"]), ("jsonl", []), ("raw", ["--raw-times"]))
+    }
+    assert all(done.returncode == 0 for done in runs.values()), {k: v.stderr for k, v in runs.items()}
+    rows = list(csv.DictReader((tmp_path / "csv" / "QJST.csv").open()))
+    lines = [json.loads(line) for line in (tmp_path / "jsonl" / "QJST.jsonl").read_text().splitlines()]
+    raw = [json.loads(line) for line in (tmp_path / "raw" / "QJST.jsonl").read_text().splitlines()]
+    assert len(rows) == len(lines) == len(raw) > 0
+    shape = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}")
+    for row, line, clocks in zip(rows, lines, raw, strict=True):
+        assert row["record_offset"] == str(line["record_offset"]) == str(clocks["record_offset"])
+        for column in ("smf_time", "smf_time_local", "record_stck", "interval_start", "interval_start_local"):
+            assert shape.fullmatch(row[column]) and row[column] == line[column], (column, row[column])
+        # STCK: bits 0-51 count microseconds since 1900 (UTC), truncated to milliseconds for the text
+        stck = clocks["qwhs_stck"]
+        assert isinstance(stck, int) and stck > 2**62
+        utc = datetime(1900, 1, 1) + timedelta(microseconds=stck >> 12)
+        assert row["record_stck"] == utc.strftime("%Y-%m-%d %H:%M:%S.%f")[:23]
+        # the *_local columns are the system's local time: UTC moved by the record's offset
+        parse = lambda text: datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")  # noqa: E731
+        offset = timedelta(minutes=int(row["utc_offset_minutes"]))
+        assert parse(row["interval_start_local"]) - parse(row["interval_start"]) == offset
+    # --raw-times: no readable time in the CSV either, the clock as its integer
+    raw_csv = mqsmf(
+        "decode", "--raw-times", "--format", "csv", "--structure", "QJST", "--out", str(tmp_path / "rc"), day
+    )
+    assert raw_csv.returncode == 0, raw_csv.stderr
+    first = next(csv.DictReader((tmp_path / "rc" / "QJST.csv").open()))
+    assert first["qwhs_stck"] == str(raw[0]["qwhs_stck"]) and "record_stck" not in first
+
+
 def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
     root = Path(__file__).resolve().parents[2]
     dest = tmp_path / "smf-project"

@@ -169,8 +169,8 @@ def _decode(args: argparse.Namespace) -> int:
 
     structures = check_structures(args.structure)
     recognised, unrecognised = sort_input_files("mqsmf decode", args.files, args.framing)
-    mode = RAW if args.format == "jsonl" else TYPED
-    sink = TableSink(args.out, args.format) if recognised else None
+    mode = RAW if args.raw_times else TYPED
+    sink = TableSink(args.out, args.format, raw_times=args.raw_times) if recognised else None
     quarantined, processed, skipped = 0, 0, len(unrecognised)
     try:
         for f in recognised:
@@ -483,7 +483,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("jsonl", "csv", "parquet"),
         default="jsonl",
-        help="output format: jsonl (raw field values), csv or parquet (typed columns); default jsonl",
+        help="output format: jsonl, csv (times as ISO-8601 'YYYY-MM-DD HH:MM:SS.fff', UTC but the *_local "
+        "columns, as spreadsheets read them) or parquet (typed timestamps); default jsonl",
+    )
+    d.add_argument(
+        "--raw-times",
+        action="store_true",
+        help="write the raw decode instead: STCK/TOD clocks as the 64-bit values in the records, IBM field "
+        "names (JSON lines: each STCK field with a <name>_utc beside it), to compare with another decoder",
     )
     d.add_argument("--out", default="mqsmf-out", help="output folder (default: mqsmf-out)")
     d.add_argument(
