@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from importlib.metadata import version
@@ -254,11 +255,53 @@ def test_progress_only_when_asked_or_on_a_terminal(files, tmp_path):
     assert "100.0%" not in mqsmf("inspect", "--progress", "--quiet", str(files / "day.dat")).stderr
 
 
+def test_decode_writes_times_spreadsheets_read_and_raw_clocks_on_request(files, tmp_path):
+    """CSV and JSON lines carry times as 'YYYY-MM-DD HH:MM:SS.fff' (no T, no zone suffix: what
+    spreadsheets read as a date-time), UTC except the *_local columns; --raw-times writes the
+    64-bit clocks the records hold. The two agree by the TOD clock's own definition (bit 51 is one
+    microsecond since 1900-01-01 00:00 UTC), computed here, not by the package."""
+    import csv
+    from datetime import datetime, timedelta
+
+    day = str(files / "day.dat")
+    runs = {
+        name: mqsmf("decode", *args, "--structure", "QJST", "--out", str(tmp_path / name), day)
+        for name, args in (("csv", ["--format", "csv"]), ("jsonl", []), ("raw", ["--raw-times"]))
+    }
+    assert all(done.returncode == 0 for done in runs.values()), {k: v.stderr for k, v in runs.items()}
+    rows = list(csv.DictReader((tmp_path / "csv" / "QJST.csv").open()))
+    lines = [json.loads(line) for line in (tmp_path / "jsonl" / "QJST.jsonl").read_text().splitlines()]
+    raw = [json.loads(line) for line in (tmp_path / "raw" / "QJST.jsonl").read_text().splitlines()]
+    assert len(rows) == len(lines) == len(raw) > 0
+    shape = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}")
+    for row, line, clocks in zip(rows, lines, raw, strict=True):
+        assert row["record_offset"] == str(line["record_offset"]) == str(clocks["record_offset"])
+        for column in ("smf_time", "smf_time_local", "record_stck", "interval_start", "interval_start_local"):
+            assert shape.fullmatch(row[column]) and row[column] == line[column], (column, row[column])
+        # STCK: bits 0-51 count microseconds since 1900 (UTC), truncated to milliseconds for the text
+        stck = clocks["qwhs_stck"]
+        assert isinstance(stck, int) and stck > 2**62
+        utc = datetime(1900, 1, 1) + timedelta(microseconds=stck >> 12)
+        assert row["record_stck"] == utc.strftime("%Y-%m-%d %H:%M:%S.%f")[:23]
+        # the *_local columns are the system's local time: UTC moved by the record's offset
+        parse = lambda text: datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")  # noqa: E731
+        offset = timedelta(minutes=int(row["utc_offset_minutes"]))
+        assert parse(row["interval_start_local"]) - parse(row["interval_start"]) == offset
+    # --raw-times: no readable time in the CSV either, the clock as its integer
+    raw_csv = mqsmf(
+        "decode", "--raw-times", "--format", "csv", "--structure", "QJST", "--out", str(tmp_path / "rc"), day
+    )
+    assert raw_csv.returncode == 0, raw_csv.stderr
+    first = next(csv.DictReader((tmp_path / "rc" / "QJST.csv").open()))
+    assert first["qwhs_stck"] == str(raw[0]["qwhs_stck"]) and "record_stck" not in first
+
+
 def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
     root = Path(__file__).resolve().parents[2]
     dest = tmp_path / "smf-project"
     done = mqsmf("init", str(dest))
     assert done.returncode == 0, done.stderr
+    assert "mqsmf report" in done.stdout and "mqsmf run" in done.stdout  # the next steps, all of them
     expected = {
         p.relative_to(root)
         for folder in ("models", "macros", "seeds", "tests/dbt")
@@ -266,15 +309,97 @@ def test_init_writes_a_ready_project_and_never_overwrites_by_surprise(tmp_path):
         if p.is_file() and "__pycache__" not in p.parts
     } | {Path("dbt_project.yml"), Path("profiles/profiles.yml"), Path("profiles/spark-log4j2.properties")}
     written = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
-    assert written == expected
+    assert written == expected | {Path(".gitignore"), Path(".mqsmf-project.json")}
     assert all((dest / rel).read_bytes() == (root / rel).read_bytes() for rel in expected)
     again = mqsmf("init", str(dest))
     one_line_error(again, "mqsmf init:", "not empty", "--force")
-    (dest / "dbt_project.yml").write_text("changed")
+    (dest / "models" / "marts" / "dim_queue.sql").write_text("changed")  # a model: not configuration
     (dest / "mine.txt").write_text("kept")
     assert mqsmf("init", "--force", str(dest)).returncode == 0
     assert (dest / "mine.txt").read_text() == "kept"
-    assert (dest / "dbt_project.yml").read_bytes() == (root / "dbt_project.yml").read_bytes()
+    assert (dest / "models" / "marts" / "dim_queue.sql").read_bytes() == (
+        root / "models/marts/dim_queue.sql"
+    ).read_bytes()
+    assert not list(dest.rglob("*.bak-*"))  # nothing of the site's configuration was changed: no backup
+
+
+def test_init_writes_a_gitignore_that_keeps_the_data_out_of_git(tmp_path):
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    for rel in (
+        "warehouse/metastore_db/x",
+        "target/report/index.html",
+        "landing/_loaded/2026-11-29/day.dat",
+        "landing/new.dat",
+    ):
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text("data")
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard"], cwd=dest, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "dbt_project.yml" in listed and "seeds/site_config_queues.csv" in listed and ".mqsmf-project.json" in listed
+    assert not [p for p in listed if p.startswith(("warehouse/", "target/", "landing/"))], listed
+    # A .gitignore of the site's own is never replaced.
+    (dest / ".gitignore").write_text("mine\n")
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert (dest / ".gitignore").read_text() == "mine\n"
+
+
+def test_init_force_backs_up_the_sites_configuration_before_replacing_it(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    seed = dest / "seeds" / "site_config_queue_managers.csv"
+    site = seed.read_text() + "QM99,,,,\n"
+    seed.write_text(site)
+    (dest / "profiles" / "profiles.yml").write_text("# the site's profile\n")
+    done = mqsmf("init", "--force", str(dest))
+    assert done.returncode == 0, done.stderr
+    backups = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.bak-*"))
+    assert [b.split(".bak-")[0] for b in backups] == ["profiles/profiles.yml", "seeds/site_config_queue_managers.csv"]
+    assert re.fullmatch(r"\d{8}T\d{6}Z", backups[0].split(".bak-")[1])
+    (backup,) = dest.glob("seeds/site_config_queue_managers.csv.bak-*")
+    assert backup.read_text() == site and backup.name in done.stdout
+    # the packaged files are in place again; dbt reads only *.csv seeds, so the backup is no seed
+    assert seed.read_bytes() == (root / "seeds" / "site_config_queue_managers.csv").read_bytes()
+    # A second --force: nothing changed since the last init wrote it, so no new backup.
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert len(list(dest.rglob("*.bak-*"))) == 2
+    # A project written before init kept a record: a configuration file that differs is kept too.
+    (dest / ".mqsmf-project.json").unlink()
+    (dest / "seeds" / "mp16_rules.csv").write_text("rule_id\n")
+    assert mqsmf("init", "--force", str(dest)).returncode == 0
+    assert len(list(dest.glob("seeds/mp16_rules.csv.bak-*"))) == 1
+
+
+def test_mqsmf_warns_once_when_the_project_was_written_by_another_version(tmp_path, files):
+    dest = tmp_path / "p"
+    assert mqsmf("init", str(dest)).returncode == 0
+    stamp = json.loads((dest / ".mqsmf-project.json").read_text())
+    assert stamp["mqsmf_version"] == version("mqsmf")
+    env = {"MQSMF_PROJECT_DIR": ""}
+    same = mqsmf("inspect", str(files / "day.dat"), cwd=dest, env=env)
+    assert same.returncode == 0 and "warning" not in same.stderr
+    (dest / ".mqsmf-project.json").write_text(json.dumps({**stamp, "mqsmf_version": "0.0.1"}))
+    for args, cwd, extra in (
+        (("inspect", str(files / "day.dat")), dest / "models", env),  # found upwards from a subfolder
+        (
+            ("generate", "--out", str(tmp_path / "g.dat"), "--intervals", "1", "--queues", "1"),
+            tmp_path,
+            {"MQSMF_PROJECT_DIR": str(dest)},
+        ),
+    ):
+        done = mqsmf(*args, cwd=cwd, env=extra)
+        assert done.returncode == 0, done.stderr
+        warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+        assert len(warnings) == 1, done.stderr
+        assert "0.0.1" in warnings[0] and version("mqsmf") in warnings[0] and "init --force" in warnings[0]
+        assert str(dest) in warnings[0]
+    # init itself (which updates the project) and --quiet say nothing; the update clears it.
+    assert "warning" not in mqsmf("inspect", "--quiet", str(files / "day.dat"), cwd=dest, env=env).stderr
+    assert "warning" not in mqsmf("init", "--force", str(dest)).stderr
+    assert "warning" not in mqsmf("inspect", str(files / "day.dat"), cwd=dest, env=env).stderr
 
 
 @pytest.mark.spark

@@ -169,8 +169,8 @@ def _decode(args: argparse.Namespace) -> int:
 
     structures = check_structures(args.structure)
     recognised, unrecognised = sort_input_files("mqsmf decode", args.files, args.framing)
-    mode = RAW if args.format == "jsonl" else TYPED
-    sink = TableSink(args.out, args.format) if recognised else None
+    mode = RAW if args.raw_times else TYPED
+    sink = TableSink(args.out, args.format, raw_times=args.raw_times) if recognised else None
     quarantined, processed, skipped = 0, 0, len(unrecognised)
     try:
         for f in recognised:
@@ -483,7 +483,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("jsonl", "csv", "parquet"),
         default="jsonl",
-        help="output format: jsonl (raw field values), csv or parquet (typed columns); default jsonl",
+        help="output format: jsonl, csv (times as ISO-8601 'YYYY-MM-DD HH:MM:SS.fff', UTC but the *_local "
+        "columns, as spreadsheets read them) or parquet (typed timestamps); default jsonl",
+    )
+    d.add_argument(
+        "--raw-times",
+        action="store_true",
+        help="write the raw decode instead: STCK/TOD clocks as the 64-bit values in the records, IBM field "
+        "names (JSON lines: each STCK field with a <name>_utc beside it), to compare with another decoder",
     )
     d.add_argument("--out", default="mqsmf-out", help="output folder (default: mqsmf-out)")
     d.add_argument(
@@ -551,6 +558,24 @@ def _one_line(e: BaseException) -> str:
     return lines[0]
 
 
+def _warn_if_other_version(args: argparse.Namespace) -> None:
+    """One line on stderr when the project this command works in was written (``mqsmf init``) by
+    another version of the package: its models, macros and seeds may not be the ones this code expects."""
+    from .project import find_project, version_mismatch
+
+    try:
+        project = find_project(getattr(args, "project_dir", None))
+        written = project and version_mismatch(project, version())
+    except OSError:
+        return
+    if written:
+        print(
+            f"mqsmf: warning: the project {project} was written by mqsmf {written}, this is mqsmf {version()}; "
+            f"`mqsmf init --force {project}` updates its files (a configuration file you changed is kept as *.bak-<time>)",
+            file=sys.stderr,
+        )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -564,6 +589,8 @@ def main(argv: list[str] | None = None) -> int:
 
         os.environ.setdefault(LOG_LEVEL_ENV, "warn")
     name = f"mqsmf {args.command}"
+    if args.command != "init" and not quiet:
+        _warn_if_other_version(args)
     # --json: the JSON alone on stdout; everything else a command prints goes to stderr.
     # --quiet: everything a command prints on stdout goes nowhere (errors still on stderr).
     args._json_stream = sys.stdout

@@ -1,5 +1,11 @@
-"""Writing decoded structures: JSON lines keyed by IBM field names (diffable against any other
-decoder), CSV and parquet."""
+"""Writing decoded structures: JSON lines, CSV and parquet, one file per structure.
+
+JSON lines and CSV are for people and spreadsheets: times are written as ISO-8601 date-times
+``YYYY-MM-DD HH:MM:SS.fff`` (a space, milliseconds, no zone suffix: the form Excel, LibreOffice and
+Google Sheets read as a date-time), in UTC except the ``*_local`` columns (the system's local
+time). With ``raw_times`` the rows are the raw decode instead: clocks as the 64-bit STCK/TOD values
+the records hold (the JSON lines keyed by IBM field names, each STCK field with a ``<name>_utc``
+beside it: diffable against any other decoder). Parquet keeps typed timestamps."""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ import os
 from datetime import UTC, datetime
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -30,6 +37,24 @@ JSON_CONTEXT = (
     "interval_start",
     "interval_duration_raw",
 )
+
+
+# ISO-8601 with a space and milliseconds (Arrow's %S of a microsecond timestamp is SS.ffffff).
+TIME_FORMAT, TIME_LENGTH = "%Y-%m-%d %H:%M:%S", len("YYYY-MM-DD HH:MM:SS.fff")
+
+
+def readable_times(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch with every timestamp column as ISO-8601 text (``TIME_FORMAT``, milliseconds), in the
+    column's own zone (UTC, or local for the naive ``*_local`` columns); NULL stays NULL."""
+    columns, fields = [], []
+    for field, column in zip(batch.schema, batch.columns, strict=True):
+        if pa.types.is_timestamp(field.type):
+            micros = pc.cast(column, pa.timestamp("us", tz=field.type.tz))
+            column = pc.utf8_slice_codeunits(pc.strftime(micros, format=TIME_FORMAT), 0, TIME_LENGTH)
+            field = pa.field(field.name, pa.string(), field.nullable, field.metadata)
+        columns.append(column)
+        fields.append(field)
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields, metadata=batch.schema.metadata))
 
 
 def _stck_iso(v: int | None) -> str | None:
@@ -80,12 +105,15 @@ def write_json_lines(path: str, items, append: bool = False) -> int:
 
 
 class TableSink:
-    """Collects batches per structure and writes one file per structure into a folder."""
+    """Collects batches per structure and writes one file per structure into a folder.
 
-    def __init__(self, out_dir: str, fmt: str) -> None:
+    ``raw_times``: the batches are the raw decode (clock values as integers) and are written as they
+    are; otherwise JSON lines and CSV get readable times (``readable_times``)."""
+
+    def __init__(self, out_dir: str, fmt: str, raw_times: bool = False) -> None:
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-        self.out_dir, self.fmt = out_dir, fmt
+        self.out_dir, self.fmt, self.raw_times = out_dir, fmt, raw_times
         os.makedirs(out_dir, exist_ok=True)
         self.writers: dict[str, object] = {}
         self.rows: dict[str, int] = {}
@@ -95,8 +123,16 @@ class TableSink:
 
     def add(self, name: str, batch: pa.RecordBatch) -> None:
         self.rows[name] = self.rows.get(name, 0) + batch.num_rows
+        if self.fmt != "parquet" and not self.raw_times:
+            batch = readable_times(batch)
         if self.fmt == "jsonl":
-            write_json_lines(self.path(name), [(name, batch)], append=name in self.writers)
+            if self.raw_times:
+                write_json_lines(self.path(name), [(name, batch)], append=name in self.writers)
+            else:
+                with open(self.path(name), "a" if name in self.writers else "w", encoding="utf-8") as f:
+                    for row in batch.to_pylist():
+                        f.write(json.dumps({"structure": name, **row}, ensure_ascii=False, default=_json_value))
+                        f.write("\n")
             self.writers[name] = True
             return
         w = self.writers.get(name)

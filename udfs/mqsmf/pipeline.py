@@ -41,7 +41,7 @@ def add_subcommand(subparsers) -> None:
 
     p = subparsers.add_parser(
         "run",
-        help="main job: (generate a QSG day when no files are given) -> load -> dbt build -> gate -> summary",
+        help="main job: the dumps given or the landing folder (--demo: a generated day) -> load -> dbt build -> gate -> report",
         description=__doc__.split("\n\n")[1],
     )
     p.add_argument(
