@@ -51,6 +51,7 @@ FACT_STRUCTURE = {
     "fct_task_accounting": "WTAS",
     "fct_queue_accounting": "WQST",
     "fct_channel_initiator_stats": "QCCT",
+    "fct_page_set_stats": "QIS1",
     # One row per entry of the four task arrays of the channel initiator statistics.
     "fct_channel_initiator_task_stats": ("QCTDSP", "QCTADP", "QCTSSL", "QCTDNS"),
 }
@@ -79,6 +80,9 @@ CONTRACT = {
     ],
     "fct_channel_initiator_task_stats": [
         "qmgr_name", *INTERVAL, "task_type", "task_index", "requests", "busy_pct", "avg_request_us",
+    ],
+    "fct_page_set_stats": [
+        "qmgr_name", *INTERVAL, "page_set_id", "total_pages", "used_pages", "used_pct", "expansions_in_interval",
     ],
 }  # fmt: skip
 DAY = dict(seed=5, qmgrs=6, queues=20, intervals=48)  # a day of 30-minute intervals
@@ -231,6 +235,31 @@ def test_channel_initiator_task_measures_equal_the_decoded_task_arrays(spark, wa
         assert fact[f"{task_type}_tasks"] == row.tasks, (qmgr, start, task_type)
         assert fact[f"{task_type}_requests"] == row.requests, (qmgr, start, task_type)
         assert fact[f"{task_type}_busy_pct_max"] == pytest.approx(row.busy_pct_max, rel=1e-6), (qmgr, start, task_type)
+
+
+def test_page_set_pages_and_expansions_follow_the_decoded_qis1(spark, warehouse):
+    """Used pages and % from QIS1TOPG - QIS1UNPG; expansions in an interval = the growth of QIS1EXPN
+    (a count since restart) over the page set's previous interval when that one ends where this one
+    starts (boundaries aligned to the minute), else none (first interval, gap, or a count that fell:
+    a restart)."""
+    qis1 = warehouse.decoded["QIS1"].sort_values(["qmgr", "QIS1PSNO", "interval_start"]).copy()
+    qis1["interval_start_at"] = qis1.interval_start.dt.tz_convert(None)
+    by_page_set = qis1.groupby(["qmgr", "QIS1PSNO"])
+    follows = by_page_set.interval_end.shift().dt.round(ALIGNMENT) == qis1.interval_start.dt.round(ALIGNMENT)
+    growth = qis1.QIS1EXPN - by_page_set.QIS1EXPN.shift()
+    qis1["want_expansions"] = growth.where(follows & (growth >= 0))
+    want = qis1.set_index(["qmgr", "QIS1PSNO", "interval_start_at"])
+    got = _fact(spark, "fct_page_set_stats").set_index(["qmgr_name", "page_set_id", "interval_start_at"])
+    want.index.names = got.index.names
+    assert len(got) == len(want) and len(got)
+    got = got.loc[want.index]
+    assert (got.used_pages == want.QIS1TOPG - want.QIS1UNPG).all()
+    used_pct = 100 * (want.QIS1TOPG - want.QIS1UNPG) / want.QIS1TOPG.where(want.QIS1TOPG != 0)
+    assert np.allclose(got.used_pct.astype(float), used_pct.astype(float), equal_nan=True)
+    assert got.expansions_in_interval.isna().equals(want.want_expansions.isna())
+    known = want.want_expansions.notna()
+    assert (got.expansions_in_interval[known].astype(int) == want.want_expansions[known].astype(int)).all()
+    assert known.sum() > len(want) / 2  # most intervals follow their page set's previous one
 
 
 def _slots(rows: pd.DataFrame, keys: list[str]) -> set[tuple]:

@@ -1,7 +1,8 @@
 """The report's data step on hand-made rows (no dbt build): a few tables with only the columns the
 queries read, filled with values whose expected results are worked out here by hand: top queues per
-queue manager, the scope (--from/--to, --qmgr, --qsg), page set used % and expansions (QIS1), and
-channel initiator task busy % (QCCT with QCTDSP / QCTADP)."""
+queue manager, the scope (--from/--to, --qmgr, --qsg), page sets and channel initiators as their
+facts hold them (fct_page_set_stats, fct_channel_initiator_stats; their own computations are tested on
+decoded data in test_dbt_models)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from mqsmf.report.data import Limits, ReportQueries, Scope, SparkRunner, parse_t
 pytestmark = pytest.mark.spark
 
 MARTS = "unit_report_marts"
-STAGING = "unit_report_staging"
 T = ["2025-06-02 00:00:00", "2025-06-02 00:30:00", "2025-06-02 01:00:00", "2025-06-03 00:00:00"]
 
 
@@ -37,8 +37,7 @@ def _literal(v) -> str:
 
 @pytest.fixture(scope="module")
 def runner(spark):
-    for schema in (MARTS, STAGING):
-        spark.sql(f"create schema if not exists {schema}")
+    spark.sql(f"create schema if not exists {MARTS}")
     _table(
         spark,
         f"{MARTS}.dim_queue_manager",
@@ -72,43 +71,36 @@ def runner(spark):
         "object_name string, interval_start_at timestamp, interval_end_at timestamp",
         [("Q03", "warning", 2, "QM01", "QSGA", "queue", "Q3", T[0], T[1])],
     )
-    # QIS1 of page set 1 on QM01: total 1000 pages, unused 250 -> 100, 200 ... ; QIS1EXPN counts since
-    # restart: 0, 2, 2, then 0 after a restart (not an expansion: NULL).
+    # Page set 1 on QM01: total 1000 pages, unused 900 -> 100 used, ...; expansions in the interval as the
+    # fact says them (NULL at the first interval and after a restart).
     _table(
         spark,
-        f"{STAGING}.stg_smf__qis1",
-        "qmgr_name string, page_set_id int, interval_start_at timestamp, total_pages bigint, unused_pages bigint, "
-        "expansions_since_restart bigint, full_count bigint",
+        f"{MARTS}.fct_page_set_stats",
+        "qmgr_name string, page_set_id int, interval_start_at timestamp, total_pages bigint, used_pages bigint, "
+        "used_pct double, expansions_in_interval bigint, full_count bigint",
         [
-            ("QM01", 1, T[0], 1000, 900, 0, 0),
-            ("QM01", 1, T[1], 1200, 300, 2, 0),
-            ("QM01", 1, T[2], 1200, 0, 2, 3),
-            ("QM01", 1, T[3], 1200, 1200, 0, 0),
-            ("QM01", 2, T[0], 500, 500, 0, 0),
+            ("QM01", 1, T[0], 1000, 100, 10.0, None, 0),
+            ("QM01", 1, T[1], 1200, 900, 75.0, 2, 0),
+            ("QM01", 1, T[2], 1200, 1200, 100.0, 0, 3),
+            ("QM01", 1, T[3], 1200, 0, 0.0, None, 0),
+            ("QM01", 2, T[0], 500, 0, 0.0, None, 0),
         ],
     )
-    # Channel initiator of QM01, one 1800 s interval: two dispatchers busy 900 s and 450 s, one adapter 1800 s.
+    # Channel initiator of QM01, one 1800 s interval: dispatchers 37.5 % busy on average, 5,400 requests;
+    # one adapter 100 % busy, 900 requests.
     _table(
         spark,
-        f"{STAGING}.stg_smf__qcct",
-        "qmgr_name string, interval_start_at timestamp, current_channels_high int, active_channels_high int, "
-        "max_channels int, max_active_channels int",
-        [("QM01", T[0], 40, 30, 200, 200)],
+        f"{MARTS}.fct_channel_initiator_stats",
+        "qmgr_name string, interval_start_at timestamp, interval_seconds double, current_channels_high bigint, "
+        "active_channels_high bigint, max_channels bigint, max_active_channels bigint, dispatcher_busy_pct_avg double, "
+        "adapter_busy_pct_avg double, dispatcher_requests bigint, adapter_requests bigint",
+        [("QM01", T[0], 1800.0, 40, 30, 200, 200, 37.5, 100.0, 5400, 900)],
     )
-    task_ddl = "qmgr_name string, interval_start_at timestamp, interval_seconds double, elapsed_time_us bigint, "
-    task_ddl += "request_count bigint"
-    _table(
-        spark,
-        f"{STAGING}.stg_smf__qctdsp",
-        task_ddl,
-        [("QM01", T[0], 1800.0, 900_000_000, 3600), ("QM01", T[0], 1800.0, 450_000_000, 1800)],
-    )
-    _table(spark, f"{STAGING}.stg_smf__qctadp", task_ddl, [("QM01", T[0], 1800.0, 1_800_000_000, 900)])
     return SparkRunner(spark)
 
 
 def _queries(scope: Scope | None = None, **limits) -> ReportQueries:
-    return ReportQueries(MARTS, Limits(**limits), True, scope, STAGING)
+    return ReportQueries(MARTS, Limits(**limits), True, scope)
 
 
 def _charted(runner, query: str, keys: list[str]) -> list[tuple]:
@@ -154,7 +146,6 @@ def test_page_sets_used_pct_and_expansions(runner):
     ps1 = frame[frame.page_set_id == 1]
     assert list(ps1["used_pages"]) == [100.0, 900.0, 1200.0, 0.0]
     assert list(ps1["used_pct"]) == [10.0, 75.0, 100.0, 0.0]
-    # First interval: no previous count; after the restart the count fell from 2 to 0: not 2 expansions.
     assert ps1["expansions"].tolist()[1:3] == [2.0, 0.0] and ps1["expansions"].isna().tolist() == [
         True,
         False,
@@ -169,7 +160,7 @@ def test_page_sets_used_pct_and_expansions(runner):
 def test_channel_initiator_task_busy_and_rates(runner):
     frame = runner.sql(_queries().series("channel_initiators"))
     row = frame.iloc[0]
-    # Dispatchers: (900 + 450) s of 2 x 1800 s = 37.5 %; 5,400 requests / 1800 s = 3 per second.
+    # Dispatchers: 5,400 requests / 1800 s = 3 per second; the adapter 900 / 1800 s.
     assert row["dispatcher_busy_pct"] == pytest.approx(37.5)
     assert row["dispatcher_requests_per_second"] == pytest.approx(3.0)
     assert row["adapter_busy_pct"] == pytest.approx(100.0) and row["adapter_requests_per_second"] == 0.5

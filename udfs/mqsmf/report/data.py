@@ -166,7 +166,6 @@ class Selection:
     interval: str = "interval_start_at"
     partition: str | None = None  # rank the objects within this column (top N per queue manager)
     grain: str = "qmgr"  # qmgr: one queue manager's rows; qsg: a queue-sharing group's
-    layer: str = "marts"  # schema the table is in: the marts, or staging for structures no mart holds
 
 
 SELECTIONS = {
@@ -209,28 +208,34 @@ SELECTIONS = {
         grain="qsg",
     ),
     "page_sets": Selection(
-        "stg_smf__qis1",
+        "fct_page_set_stats",
         ("qmgr_name", "page_set_id"),
         "max(used_pct)",
         "page_set",
         "qmgr_name",
         "cast(page_set_id as string)",
         partition="qmgr_name",
-        layer="staging",
     ),
     "channel_initiators": Selection(
-        "stg_smf__qcct",
+        "fct_channel_initiator_stats",
         ("qmgr_name",),
         "max(active_channels_high)",
         "channel_initiator",
         "qmgr_name",
         "qmgr_name",
-        layer="staging",
     ),
 }
-# Sections read from staging (no mart holds QIS1 or the channel initiator yet) and the further
-# staging views they join; charted only when the views exist.
-STAGING_EXTRA = {"channel_initiators": ("stg_smf__qctdsp", "stg_smf__qctadp")}
+# Columns a section charts that its fact names otherwise (chart column -> SQL over the fact; new names).
+CHARTED_AS = {
+    "page_sets": {"expansions": "cast(expansions_in_interval as double)"},
+    "channel_initiators": {
+        "dispatcher_busy_pct": "dispatcher_busy_pct_avg",
+        "adapter_busy_pct": "adapter_busy_pct_avg",
+        "dispatcher_requests_per_second": "dispatcher_requests / nullif(interval_seconds, 0)",
+        "adapter_requests_per_second": "adapter_requests / nullif(interval_seconds, 0)",
+    },
+    "buffer_pools": {"hit_ratio_pct": "100 * hit_ratio"},
+}
 # The measures each section charts (model.COLUMNS minus keys, chart_rank and interval).
 MEASURES = {
     name: tuple(c for c in COLUMNS[name] if c not in ("chart_rank", "interval_start_at", *SELECTIONS[name].keys))
@@ -240,61 +245,18 @@ MEASURES = {
 
 def tables_read() -> set[str]:
     """Every model the report reads (the dbt exposure mqsmf_report lists them)."""
-    extra = {t for tables in STAGING_EXTRA.values() for t in tables}
-    return {"dim_queue_manager", ADVISORIES, *(s.fact for s in SELECTIONS.values()), *extra}
-
-
-def _page_sets_sql(staging: str) -> str:
-    """QIS1 per page set and interval: pages used of total, % used, expansions in the interval (the
-    difference of QIS1EXPN, a count since restart; NULL at a restart or the first interval)."""
-    history = "partition by qmgr_name, page_set_id order by interval_start_at"
-    return (
-        "select qmgr_name, page_set_id, interval_start_at, "
-        "cast(total_pages - unused_pages as double) as used_pages, cast(total_pages as double) as total_pages, "
-        "100 * cast(total_pages - unused_pages as double) / nullif(total_pages, 0) as used_pct, "
-        f"case when expansions_since_restart >= lag(expansions_since_restart) over ({history}) "
-        f"then cast(expansions_since_restart - lag(expansions_since_restart) over ({history}) as double) "
-        "end as expansions, cast(full_count as double) as full_count "
-        f"from {staging}.stg_smf__qis1"
-    )
-
-
-def _channel_initiators_sql(staging: str) -> str:
-    """QCCT per queue manager and interval with its dispatcher and adapter tasks (QCTDSP, QCTADP):
-    busy % = time processing requests / (tasks x interval), requests per second over the tasks."""
-
-    def tasks(view: str, prefix: str) -> str:
-        return (
-            f"select qmgr_name, interval_start_at, "
-            f"100 * sum(elapsed_time_us) / nullif(count(*) * max(interval_seconds) * 1e6, 0) as {prefix}_busy_pct, "
-            f"sum(request_count) / nullif(max(interval_seconds), 0) as {prefix}_requests_per_second "
-            f"from {staging}.{view} group by qmgr_name, interval_start_at"
-        )
-
-    return (
-        "select c.qmgr_name, c.interval_start_at, c.current_channels_high, c.active_channels_high, "
-        "c.max_channels, c.max_active_channels, d.dispatcher_busy_pct, a.adapter_busy_pct, "
-        "d.dispatcher_requests_per_second, a.adapter_requests_per_second "
-        f"from {staging}.stg_smf__qcct c "
-        f"left join ({tasks('stg_smf__qctdsp', 'dispatcher')}) d "
-        "on d.qmgr_name = c.qmgr_name and d.interval_start_at = c.interval_start_at "
-        f"left join ({tasks('stg_smf__qctadp', 'adapter')}) a "
-        "on a.qmgr_name = c.qmgr_name and a.interval_start_at = c.interval_start_at"
-    )
+    return {"dim_queue_manager", ADVISORIES, *(s.fact for s in SELECTIONS.values())}
 
 
 class ReportQueries:
     """The SQL of one report over one marts schema."""
 
-    def __init__(
-        self, marts: str, limits: Limits, has_advisories: bool, scope: Scope | None = None, staging: str | None = None
-    ) -> None:
+    def __init__(self, marts: str, limits: Limits, has_advisories: bool, scope: Scope | None = None) -> None:
         self.marts = marts
         self.limits = limits
         self.has_advisories = has_advisories
         self.scope = scope or Scope()
-        self.staging = staging or staging_schema(marts)
-        self.sections = dict(SELECTIONS)  # collect() drops those whose tables do not exist
+        self.sections = dict(SELECTIONS)
         # Per section, the charted objects as a relation of literal rows once pin_charted() fixed
         # them: the series, the marks and the shared queues' members then read the ranking's result
         # instead of ranking every object of the fact again.
@@ -331,14 +293,8 @@ class ReportQueries:
     def relation(self, name: str) -> str:
         """The rows of a section within the scope, as a subquery."""
         s = SELECTIONS[name]
-        if name == "page_sets":
-            base = _page_sets_sql(self.staging)
-        elif name == "channel_initiators":
-            base = _channel_initiators_sql(self.staging)
-        elif name == "buffer_pools":
-            base = f"select *, 100 * hit_ratio as hit_ratio_pct from {self.marts}.{s.fact}"
-        else:
-            base = f"select * from {self.marts}.{s.fact}"
+        renamed = "".join(f", {sql} as {column}" for column, sql in CHARTED_AS.get(name, {}).items())
+        base = f"select *{renamed} from {self.marts}.{s.fact}"
         return f"(select * from ({base}) where {self.in_scope(s.grain)})"
 
     def advisories_in_scope(self) -> str:
@@ -519,24 +475,18 @@ def _frame(runner, query: str, name: str) -> pd.DataFrame:
     return frame[[c for c in COLUMNS[name]]] if not frame.empty else frame.reindex(columns=COLUMNS[name])
 
 
-def staging_schema(marts_schema: str) -> str:
-    """dbt's staging schema next to a marts schema: <base>_marts -> <base>_staging."""
-    return marts_schema.removesuffix("_marts") + "_staging"
-
-
 def collect(
     runner,
     marts_schema: str,
     quality_schema: str,
     limits: Limits | None = None,
     scope: Scope | None = None,
-    staging: str | None = None,
 ) -> ReportData:
     """Query the warehouse for one report."""
     limits = limits or Limits()
     scope = scope or Scope()
     marts_tables = runner.tables(marts_schema)
-    needed = {"dim_queue_manager", *(s.fact for s in SELECTIONS.values() if s.layer == "marts")}
+    needed = {"dim_queue_manager", *(s.fact for s in SELECTIONS.values())}
     missing = sorted(needed - marts_tables)
     if missing:
         raise RuntimeError(
@@ -544,16 +494,8 @@ def collect(
         )
     quality_tables = runner.tables(quality_schema)
     has_advisories = ADVISORIES in marts_tables
-    q = ReportQueries(marts_schema, limits, has_advisories, scope, staging)
+    q = ReportQueries(marts_schema, limits, has_advisories, scope)
     notes = [] if has_advisories else [f"{marts_schema}.{ADVISORIES} does not exist: no advisories to show."]
-    staging_tables = runner.tables(q.staging)
-    for name, s in SELECTIONS.items():
-        wanted = {s.fact, *STAGING_EXTRA.get(name, ())} if s.layer == "staging" else set()
-        if wanted - staging_tables:
-            del q.sections[name]
-            notes.append(
-                f"{q.staging} lacks {', '.join(sorted(wanted - staging_tables))}: no {name.replace('_', ' ')} charts."
-            )
 
     data = ReportData(
         generated_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
