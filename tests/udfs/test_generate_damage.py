@@ -40,8 +40,9 @@ def test_each_violation_is_exactly_where_the_manifest_says(check, tmp_path):
     if "fields" in v:  # the values written are the ones decoded
         q = tables[v["structure"]]
         rows = q.filter(pa.compute.equal(q.column("qmgr"), v["qmgr"]))
-        key = {"QQST": "QQSTQNAM", "QPST": "QPSTPOOL", "QIS1": "QIS1PSNO"}[v["structure"]]
-        rows = rows.filter(pa.compute.equal(rows.column(key).cast(pa.string()), v["object_name"]))
+        key = {"QQST": "QQSTQNAM", "QPST": "QPSTPOOL", "QIS1": "QIS1PSNO", "QCTDNS": None}[v["structure"]]
+        if key:  # the DNS task is one row per queue manager and interval
+            rows = rows.filter(pa.compute.equal(rows.column(key).cast(pa.string()), v["object_name"]))
         starts = [t.isoformat().replace("+00:00", "Z") for t in rows.column("interval_start").to_pylist()]
         row = rows.slice(starts.index(v["interval_start"]), 1).to_pylist()[0]
         for name, value in v["fields"].items():

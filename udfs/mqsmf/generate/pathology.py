@@ -1816,7 +1816,7 @@ class _Planner:
             def fn(qmgr_interval, carried_at=carried_at, rec=rec):
                 columns = qmgr_interval.structures["QCTDNS"]
                 columns["QCTREQN"][0], columns["QCTLGTM"][0] = 0, carried_at
-                rec["fields"] = {"QCTREQN": 0, "QCTLGTM": iso(carried_at), "QCTLGDU": int(columns["QCTLGDU"][0])}
+                rec["fields"] = {"QCTREQN": 0, "QCTLGTM": carried_at, "QCTLGDU": int(columns["QCTLGDU"][0])}
 
             rec.update(
                 structure="QCTDNS",
