@@ -11,7 +11,6 @@ resynchronises on the next position where a plausible chain of records starts.
 
 from __future__ import annotations
 
-import itertools
 from array import array
 from dataclasses import dataclass, field
 
@@ -315,9 +314,14 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
         run = max(first_insane - 2, 0)
         resume = int(at[run]) if run < len(at) else 0
     taken = 0
-    # Spanned segments one at a time from a numpy array (no Python list of every segment).
-    for i in itertools.chain(np.flatnonzero(seg[:run] != SEG_COMPLETE), (run,)):
-        i = int(i)
+    # Spanned segments from a numpy array (no Python list of every segment); a run of middle
+    # segments of an open record is appended in one piece, so a record of a million tiny segments
+    # costs numpy time, not a Python call per segment.
+    spanned = np.flatnonzero(seg[:run] != SEG_COMPLETE)
+    not_middle = np.flatnonzero(seg[:run] != SEG_MIDDLE)
+    k = 0
+    while True:
+        i = int(spanned[k]) if k < len(spanned) else run
         if taken < i and out.open is not None:  # a complete record after an open spanned one
             out.segment(b, int(at[taken]), int(lengths[taken]))
             taken += 1
@@ -325,9 +329,25 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
         out.ends.frombytes((at[taken:i] + lengths[taken:i]).astype(np.int64).tobytes())
         out.lengths.frombytes(lengths[taken:i].astype(np.int64).tobytes())
         out.segments += i - taken
-        if i < run:
-            out.segment(b, int(at[i]), int(lengths[i]))
+        if i >= run:
+            break
+        if seg[i] == SEG_MIDDLE and out.open is not None:
+            j = not_middle[np.searchsorted(not_middle, i)] if not_middle.size and not_middle[-1] > i else run
+            j = int(j)
+            lo, hi = int(at[i]), int(at[j - 1] + lengths[j - 1])
+            keep = np.ones(hi - lo, dtype=bool)
+            for d in range(RDW):
+                keep[at[i:j] - lo + d] = False
+            start, data, _ = out.open
+            data.extend(c[lo:hi][keep].tobytes())
+            out.open = (start, data, hi)
+            out.segments += j - i
+            k += j - i
+            taken = j
+            continue
+        out.segment(b, int(at[i]), int(lengths[i]))
         taken = i + 1
+        k += 1
     return resume
 
 
