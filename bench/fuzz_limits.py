@@ -71,8 +71,9 @@ def huge_count(rng, buf, seed, seeds):
     if not seed.records:
         return F.triplet_damage(rng, buf, seed, seeds)
     t = rng.choice((1, 1, 1, 2, 3, 9, 11, rng.randrange(1, 12)))  # triplet 1 holds most structures
-    length, count = rng.choice((0, 1, 2, 8)), rng.choice((0xFFFF, 0x7FFF, 0x1000, 255))
-    every = rng.random() < 0.5  # one record, or every record of the seed
+    # Length 0 is the amplifier (count x 0 fits any record); the others probe the bounds check.
+    length, count = rng.choice((0, 0, 0, 1, 8)), rng.choice((0xFFFF, 0x7FFF, 0x1000, 255))
+    every = rng.random() < 0.7  # one record, or every record of the seed
     for head in seed.records if every else [rng.choice(seed.records)]:
         pos = head - RDW + TRIPLET_AREA + TRIPLET_SIZE * t
         F._put(buf, pos + TRIPLET_LENGTH.offset, length, TRIPLET_LENGTH.length)
