@@ -28,6 +28,7 @@ from .headers import (
     SUBTYPE_VALID,
     TRIPLET_AREA,
     TRIPLET_COUNT,
+    TRIPLET_DTYPE,
     TRIPLET_LENGTH,
     TRIPLET_OFFSET,
     TRIPLET_SIZE,
@@ -562,15 +563,14 @@ def _nordw_length(b, p: int, n: int) -> tuple[int, str]:
     nsda = 2
     if len0 > QWHS_NSDA and off0 >= 0 and p + off0 + QWHS_NSDA < n:
         nsda = max(1, b[p + off0 + QWHS_NSDA])
-    end = 0
-    for i in range(nsda):
-        t = p + _HEADER_NORDW + TRIPLET_SIZE * i
-        if t + TRIPLET_SIZE > n:
-            return 0, "record too short for its triplets (truncated)"
-        off, ln, cnt = _triplet(b, t)
-        if cnt:
-            end = max(end, off + ln * cnt)
-    end = max(end, _HEADER_NORDW + TRIPLET_SIZE * nsda)
+    t0 = p + _HEADER_NORDW
+    if t0 + TRIPLET_SIZE * nsda > n:
+        return 0, "record too short for its triplets (truncated)"
+    # All triplets in one numpy read: up to 255 of them for every candidate of a resynchronisation.
+    trip = np.frombuffer(b, dtype=TRIPLET_DTYPE, count=nsda, offset=t0)
+    cnt = trip["count"].astype(np.int64)
+    ends = trip["offset"].astype(np.int64) - RDW + trip["length"].astype(np.int64) * cnt
+    end = max(int(ends[cnt > 0].max(initial=0)), _HEADER_NORDW + TRIPLET_SIZE * nsda)
     if end > 1 << 24:
         return 0, f"implausible record length {end} from its triplets"
     if p + end > n:
