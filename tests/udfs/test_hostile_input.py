@@ -15,6 +15,7 @@ import re
 import struct
 import time
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -307,3 +308,38 @@ def test_a_name_decodes_the_same_beside_national_characters():
     a = reader.read_bytes(alone, "a.dat")[0]["QQST"].column("QQSTQNAM").to_pylist()
     b = reader.read_bytes(beside, "b.dat")[0]["QQST"].column("QQSTQNAM").to_pylist()
     assert a == [name] and b == [name, "ÄPP.Ö"]
+
+
+# ------------------------------------------------------------------------------------------------
+# 7. The fuzz campaign under limits (bench/fuzz_limits.py): a smoke run, and its limits bite
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def limits_harness():
+    import importlib.util
+    import sys
+
+    from .smf_samples import sample
+
+    sample("TESTCHL")  # the campaign's seeds include the shared real dumps; skips when absent
+    path = Path(__file__).resolve().parents[2] / "bench" / "fuzz_limits.py"
+    spec = importlib.util.spec_from_file_location("fuzz_limits", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_limits"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_short_limited_campaign_finds_nothing(limits_harness, tmp_path):
+    res = limits_harness.run(40, 11, 64 << 10, 1024, 10.0, str(tmp_path))
+    assert res["findings"] == []
+    assert res["inputs"] == 40 and res["bytes"] > 40 * 1000
+    assert 0 < res["peak_rss_mb"] < 1024 + 512
+
+
+def test_the_campaign_reports_an_input_over_its_time_limit(limits_harness, tmp_path):
+    res = limits_harness.run(3, 11, 64 << 10, 1024, 1e-6, str(tmp_path))
+    assert len(res["findings"]) == 3
+    assert all("time limit" in f["status"] for f in res["findings"])
+    assert all(Path(f["path"]).read_bytes() for f in res["findings"])

@@ -272,10 +272,12 @@ def locate(
             continue
         idx = np.nonzero(sel)[0]
         off, ln, cnt = (hd.triplets[idx, p.triplet, k] for k in range(3))
-        # Plausible only if every instance, at least as long as the structure's shortest decodable
-        # instance, fits the record: the instances built below never outnumber the record's bytes
-        # divided by that length, whatever the count says.
-        implausible = (cnt > 0) & (off + np.maximum(ln, shortest) * cnt > rb.length[idx])
+        # Plausible only if the instances, each at least as long as the structure's shortest
+        # instance, fit the record (one instance is always located, so a single short one gets its
+        # own reason): the instances built below never outnumber the record's bytes divided by
+        # that length, whatever the count says.
+        room = np.maximum(rb.length[idx] - off, 0)
+        implausible = (cnt > np.maximum(1, room // np.maximum(ln, shortest))) & (cnt > 0)
         for k in np.nonzero(implausible)[0]:
             problems.setdefault(
                 int(idx[k]),

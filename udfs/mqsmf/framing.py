@@ -11,7 +11,6 @@ resynchronises on the next position where a plausible chain of records starts.
 
 from __future__ import annotations
 
-import itertools
 from array import array
 from dataclasses import dataclass, field
 
@@ -29,6 +28,7 @@ from .headers import (
     SUBTYPE_VALID,
     TRIPLET_AREA,
     TRIPLET_COUNT,
+    TRIPLET_DTYPE,
     TRIPLET_LENGTH,
     TRIPLET_OFFSET,
     TRIPLET_SIZE,
@@ -315,9 +315,14 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
         run = max(first_insane - 2, 0)
         resume = int(at[run]) if run < len(at) else 0
     taken = 0
-    # Spanned segments one at a time from a numpy array (no Python list of every segment).
-    for i in itertools.chain(np.flatnonzero(seg[:run] != SEG_COMPLETE), (run,)):
-        i = int(i)
+    # Spanned segments from a numpy array (no Python list of every segment); a run of middle
+    # segments of an open record is appended in one piece, so a record of a million tiny segments
+    # costs numpy time, not a Python call per segment.
+    spanned = np.flatnonzero(seg[:run] != SEG_COMPLETE)
+    not_middle = np.flatnonzero(seg[:run] != SEG_MIDDLE)
+    k = 0
+    while True:
+        i = int(spanned[k]) if k < len(spanned) else run
         if taken < i and out.open is not None:  # a complete record after an open spanned one
             out.segment(b, int(at[taken]), int(lengths[taken]))
             taken += 1
@@ -325,9 +330,25 @@ def _sane_rdw_run(b, n: int, out: _Builder) -> int:
         out.ends.frombytes((at[taken:i] + lengths[taken:i]).astype(np.int64).tobytes())
         out.lengths.frombytes(lengths[taken:i].astype(np.int64).tobytes())
         out.segments += i - taken
-        if i < run:
-            out.segment(b, int(at[i]), int(lengths[i]))
+        if i >= run:
+            break
+        if seg[i] == SEG_MIDDLE and out.open is not None:
+            j = not_middle[np.searchsorted(not_middle, i)] if not_middle.size and not_middle[-1] > i else run
+            j = int(j)
+            lo, hi = int(at[i]), int(at[j - 1] + lengths[j - 1])
+            keep = np.ones(hi - lo, dtype=bool)
+            for d in range(RDW):
+                keep[at[i:j] - lo + d] = False
+            start, data, _ = out.open
+            data.extend(c[lo:hi][keep].tobytes())
+            out.open = (start, data, hi)
+            out.segments += j - i
+            k += j - i
+            taken = j
+            continue
+        out.segment(b, int(at[i]), int(lengths[i]))
         taken = i + 1
+        k += 1
     return resume
 
 
@@ -542,15 +563,14 @@ def _nordw_length(b, p: int, n: int) -> tuple[int, str]:
     nsda = 2
     if len0 > QWHS_NSDA and off0 >= 0 and p + off0 + QWHS_NSDA < n:
         nsda = max(1, b[p + off0 + QWHS_NSDA])
-    end = 0
-    for i in range(nsda):
-        t = p + _HEADER_NORDW + TRIPLET_SIZE * i
-        if t + TRIPLET_SIZE > n:
-            return 0, "record too short for its triplets (truncated)"
-        off, ln, cnt = _triplet(b, t)
-        if cnt:
-            end = max(end, off + ln * cnt)
-    end = max(end, _HEADER_NORDW + TRIPLET_SIZE * nsda)
+    t0 = p + _HEADER_NORDW
+    if t0 + TRIPLET_SIZE * nsda > n:
+        return 0, "record too short for its triplets (truncated)"
+    # All triplets in one numpy read: up to 255 of them for every candidate of a resynchronisation.
+    trip = np.frombuffer(b, dtype=TRIPLET_DTYPE, count=nsda, offset=t0)
+    cnt = trip["count"].astype(np.int64)
+    ends = trip["offset"].astype(np.int64) - RDW + trip["length"].astype(np.int64) * cnt
+    end = max(int(ends[cnt > 0].max(initial=0)), _HEADER_NORDW + TRIPLET_SIZE * nsda)
     if end > 1 << 24:
         return 0, f"implausible record length {end} from its triplets"
     if p + end > n:
