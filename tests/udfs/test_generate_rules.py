@@ -544,3 +544,65 @@ def test_acctq_off_and_class3_off_leave_out_what_they_name():
         ScenarioConfig(**base, acctq_off=("QM01",))
     with pytest.raises(ValueError, match="QMGR#INTERVAL"):
         ScenarioConfig(**base, class3_off=("QM02",))
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 39: the oracle on MP16's own words and numbers (SupportPac MP16, seed 003), independent of
+# the SQL. Each case states the inputs as MP16 states them and the firing (or silence) MP16 implies.
+# ----------------------------------------------------------------------------------------------
+def _interval_table(rows: list[dict], seconds: int = ACCT_SECONDS) -> pa.Table:
+    """A statistics table of QMA1's intervals: each row its interval k and its fields."""
+    ts = pa.timestamp("us", tz="UTC")
+    starts = [ACCT_START + r.get("k", 0) * seconds * 1_000_000 for r in rows]
+    columns = sorted({c for r in rows for c in r} - {"k"})
+    return pa.table(
+        {
+            "qmgr": [r.get("qmgr", "QMA1") for r in rows],
+            "interval_start": pa.array(starts, ts),
+            "interval_end": pa.array([s + seconds * 1_000_000 for s in starts], ts),
+            "interval_seconds": [float(seconds)] * len(rows),
+        }
+        | {c: [r.get(c, 0) for r in rows] for c in columns if c != "qmgr"}
+    )
+
+
+def _channel(**fields) -> dict:
+    base = {c: 0 for c in ORACLE_COLUMNS["QCST"]}
+    return base | {"QCSTCHNM": "TO.REMOTE", "QCSTCNNM": "remote(1414)", "QCSTRQMN": "QMR1", "QCSTCHTY": 1} | fields
+
+
+def test_chin11_silent_on_mp16s_request_reply_setting():
+    """MP16 "Setting BATCHSZ and BATCHINT" (ch. 3, p. 125), synchronous request/reply: "For
+    persistent messages, absolute best efficiency might then be achieved with BATCHSZ of 1". MP16's
+    request/reply example ("Recovery", ch. 1, p. 24): "50 request replies per second ... the achieved
+    batch size is one". So a sender moving 50 persistent 1 KB messages a second in batches of one
+    with BATCHSZ(1) BATCHINT(0) is MP16's advice and not judged; the same traffic with the default
+    BATCHSZ(50) is ("If you left BATCHINT at 0 then you would probably achieve an average batch size
+    of less than 2", p. 125): CHIN11 at info."""
+    msgs = 50 * ACCT_SECONDS
+    traffic = dict(QCSTNMSG=msgs, QCSTNPMG=msgs, QCSTBATC=msgs, QCSTNBYT=1024 * msgs, QCSTCBIT=0)
+    recommended = _interval_table([_channel(**traffic, QCSTCBSZ=1)])
+    default = _interval_table([_channel(**traffic, QCSTCBSZ=50)])
+    fired = [(f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": recommended}, {}, ACCT_START, ACCT_SECONDS)]
+    assert [f for f in fired if f[0] == "CHIN11"] == []
+    fired = [(f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": default}, {}, ACCT_START, ACCT_SECONDS)]
+    assert [f for f in fired if f[0] == "CHIN11"] == [("CHIN11", "info", 1.0)]
+
+
+def test_app01_counts_puts_within_a_commit_not_gets():
+    """MP16 "Use of MQ Utilities" (ch. 1, p. 47): "you should not normally exceed 100 MQPUTs within
+    a single MQCMIT" and its recommended copy job runs "50 MQGETs plus 50 MQPUTs per MQCMIT"; "Large
+    Units of Work" (ch. 6, p. 179): "The MQGET cost is typically consistent for units of work up to
+    10,000 messages". A task that gets 300 and puts 50 messages per commit follows MP16 (silent,
+    though 350 messages a commit pass the 200 of "Application level performance considerations");
+    one that puts 150 per commit exceeds the 100 MQPUTs (info), 250 puts the 200 per unit of work
+    (warning)."""
+    tasks = [
+        dict(job="COPY", tokens="G" * 16, commits=10, blocks=[dict(queue="Q.A", GETN=3000, PUTN=500)]),
+        dict(job="PUT150", tokens="H" * 16, commits=10, blocks=[dict(queue="Q.B", PUTN=1500)]),
+        dict(job="PUT250", tokens="I" * 16, commits=10, blocks=[dict(queue="Q.C", PUTN=2000, PUT1N=500)]),
+    ]
+    assert sorted(_acct_firings(_accounting_tables(tasks), "APP01")) == [
+        ("info", f"PUT150:{'H' * 16}", 150.0),
+        ("warning", f"PUT250:{'I' * 16}", 250.0),
+    ]

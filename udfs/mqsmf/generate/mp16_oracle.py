@@ -1610,11 +1610,13 @@ class Oracle:
             batch, wait = max(int(size[i]) for i in rows), max(int(interval_ms[i]) for i in rows)
             sending = int(max(kind[i] for i in rows)) in SENDING_CHANNEL_TYPES
             chin11 = p["CHIN11"]
-            if sending and per_batch is not None and rate >= chin11["min_msgs_per_second"]:
+            carries_persistent = COMPARE[chin11["escalation_comparison"]](persistent, chin11["escalation"])
+            # MP16 "Setting BATCHSZ and BATCHINT" (ch. 3, p. 125), synchronous request/reply: "For
+            # persistent messages, absolute best efficiency might then be achieved with BATCHSZ of 1".
+            recommended = batch == 1 and wait == 0 and carries_persistent
+            if sending and per_batch is not None and rate >= chin11["min_msgs_per_second"] and not recommended:
                 sev = level("CHIN11", per_batch)
-                escalated = (q, kk) in log_bound and COMPARE[chin11["escalation_comparison"]](
-                    persistent, chin11["escalation"]
-                )
+                escalated = (q, kk) in log_bound and carries_persistent
                 if sev:
                     self.fire(
                         "CHIN11", chin11["escalation_severity"] if escalated else sev, *args, per_batch,

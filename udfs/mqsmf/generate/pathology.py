@@ -1614,6 +1614,8 @@ class _Planner:
                 cols["QCSTBATC"][row] = int(math.ceil(msgs / per_batch))
                 cols["QCSTFUBA"][row] = 0
                 cols["QCSTCBIT"][row] = 0
+                # BATCHSZ(1) with persistent messages is MP16's request/reply advice (CHIN11 stays silent).
+                cols["QCSTCBSZ"][row] = max(int(cols["QCSTCBSZ"][row]), 50)
 
             how = (
                 f"the sender ends a batch after every message or two ({per_batch:g} a batch on average) at "
