@@ -606,3 +606,23 @@ def test_app01_counts_puts_within_a_commit_not_gets():
         ("info", f"PUT150:{'H' * 16}", 150.0),
         ("warning", f"PUT250:{'I' * 16}", 250.0),
     ]
+
+
+def test_bp13_uses_mp16s_advice_for_version_8_and_later():
+    """QPSTLOC (below or above the bar) exists only from version 8, so MP16's "it is not advised to
+    exceed 50,000 pages prior to version 8" cannot apply to the data; for current releases MP16
+    "Buffer pool usage" (ch. 1, p. 19) says "When using buffers from 31-bit storage (below the 2GB
+    bar), a good starting point for the size of this buffer pool might be 20,000 pages" (the pool for
+    long-lived messages). A LONG pool of 30,000 pages below the bar is past that (info); one of 20,000
+    is not, nor is the 30,000-page pool above the bar."""
+
+    def pool(number, buffers, above):
+        base = {c: 0 for c in ORACLE_COLUMNS["QPST"]} | dict(QPSTF4KB=False)
+        return base | dict(QPSTPOOL=number, QPSTNBUF=buffers, QPSTCBSL=buffers, QPSTCBS=buffers, QPSTLOC=above)
+
+    qpst = _interval_table([pool(2, 30_000, False), pool(3, 20_000, False), pool(4, 30_000, True)])
+    roles = {("QMA1", 2): "LONG", ("QMA1", 3): "LONG", ("QMA1", 4): "LONG"}
+    fired = evaluate({"QPST": qpst}, roles, ACCT_START, ACCT_SECONDS)
+    assert [(f["severity"], f["object_name"], f["value"]) for f in fired if f["rule_id"] == "BP13"] == [
+        ("info", "2", 30_000)
+    ]

@@ -391,7 +391,9 @@ per_interval as (
             ) }},
             {{ mp16_rule_firing(
                 mp16, 'BP13', 'buffers',
-                "format_string('LONG pool of %d buffers below the bar (QPSTLOC)', cast(buffers as bigint))"
+                "format_string('LONG pool of %d buffers below the bar (QPSTLOC); MP16 starts a long-lived pool"
+                ~ " in 31-bit storage at " ~ mp16_threshold(mp16, 'BP13', 'info') ~ " pages (version 8 and later)',"
+                ~ " cast(buffers as bigint))"
             ) }},
             {{ mp16_firing(
                 'BP15', 'bp15_level', 'bp15_level', 'lowest_free_pct', 'null',
