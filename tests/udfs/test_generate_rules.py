@@ -435,6 +435,7 @@ def _accounting_tables(tasks: list[dict]) -> dict:
             "WTASCMN": [t["commits"] for t in tasks],
             "WTASCMET": [0] * len(tasks),
             "WTASDBCT": [t.get("db2", 0) for t in tasks],
+            "WTASOTN": [t.get("other", 0) for t in tasks],
         }
     )
     rows = [(i, t, b) for i, t in enumerate(tasks) for b in t["blocks"]]
@@ -626,3 +627,31 @@ def test_bp13_uses_mp16s_advice_for_version_8_and_later():
     assert [(f["severity"], f["object_name"], f["value"]) for f in fired if f["rule_id"] == "BP13"] == [
         ("info", "2", 30_000)
     ]
+
+
+def test_db01_fires_on_mp16s_undefined_queue_example():
+    """MP16 "Frequent opening of un-defined queues" (ch. 6, p. 183): an open of a queue the queue
+    manager does not define is looked up in Db2 (CSQ.OBJ_B_QUEUE); MP16's class 3 example of the task
+    shows "Other reqs : Count 2" and "DB2 activity : 1 requests" and no queue block, in an interval
+    of 1.042905 seconds. A task doing that for the whole period (2 other requests and 1 Db2 request
+    per attempt, 4 attempts a second), with the queue manager's Db2 reads at 4 a second (one per
+    look-up, above the 1 a second of the catalogue) and no successful open (QMSTOPEN 0), is MP16's
+    case: DB01 fires. The same task that also puts a message is not only looking queues up."""
+    import pyarrow as pa
+
+    ts = pa.timestamp("us", tz="UTC")
+    end = ACCT_START + ACCT_SECONDS * 1_000_000
+    attempts = 4 * ACCT_SECONDS
+    interval = {
+        "qmgr": ["QMA1"],
+        "interval_start": pa.array([ACCT_START], ts),
+        "interval_end": pa.array([end], ts),
+        "interval_seconds": [float(ACCT_SECONDS)],
+    }
+    q5st = pa.table(interval | {c: [0] for c in sorted(ORACLE_COLUMNS["Q5ST"])} | {"READCNT": [attempts]})
+    qmst = pa.table(interval | {"QMSTOPEN": [0]})
+    looker = dict(job="VWK1PUT", tokens="J" * 16, commits=0, db2=attempts, other=2 * attempts, blocks=[])
+    tables = _accounting_tables([looker]) | {"Q5ST": q5st, "QMST": qmst}
+    assert _acct_firings(tables, "DB01") == [("warning", "QMA1", attempts / ACCT_SECONDS)]
+    looker["blocks"] = [dict(queue="APP.DEFINED", OPENN=1, PUTN=1)]
+    assert _acct_firings(_accounting_tables([looker]) | {"Q5ST": q5st, "QMST": qmst}, "DB01") == []

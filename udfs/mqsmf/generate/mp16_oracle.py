@@ -90,7 +90,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     },
     # Class 3 accounting (SMF 116): the task (WTID, WTAS) and its queues (WQ blocks).
     "WTID": {"WTIDCCN"},
-    "WTAS": {"WTASMTHR", "WTASWTAS", "WTASINTS", "WTASINTE", "WTASCMN", "WTASCMET", "WTASDBCT"},
+    "WTAS": {"WTASMTHR", "WTASWTAS", "WTASINTS", "WTASINTE", "WTASCMN", "WTASCMET", "WTASDBCT", "WTASOTN"},
     "WQST": {
         "CORREL",
         "OBJNAME",
@@ -1366,6 +1366,9 @@ class Oracle:
         if wtid is not None:
             for q, at, job in zip(_str(wtid, "qmgr"), _num(wtid, "record_stck"), _str(wtid, "WTIDCCN"), strict=True):
                 jobs[(q, int(at))] = job
+        # "Other reqs" (WTASOTN): MP16's failed open of an undefined queue is counted there, not as
+        # an open of a WQ block (MP16 "Frequent opening of un-defined queues", ch. 6, p. 183).
+        other_calls = _num(wtas, "WTASOTN") if "WTASOTN" in wtas.column_names else np.zeros(wtas.num_rows, np.int64)
         tasks = []
         for i, (q, tokens, at) in enumerate(
             zip(
@@ -1386,6 +1389,7 @@ class Oracle:
                     commits=int(_num(wtas, "WTASCMN")[i]),
                     commit_us=int(_num(wtas, "WTASCMET")[i]),
                     db2=int(_num(wtas, "WTASDBCT")[i]),
+                    other=int(other_calls[i]),
                     blocks=[],
                 )
             )
@@ -1532,7 +1536,7 @@ class Oracle:
             (task["qmgr"], task["k"])
             for task in tasks
             if task["db2"] > 0
-            and sum(b["OPENN"] for b in task["blocks"]) > 0
+            and (sum(b["OPENN"] for b in task["blocks"]) > 0 or task["other"] > 0)
             and sum(b["GETN"] + b["PUTN"] + b["PUT1N"] for b in task["blocks"]) == 0
         }
         db01 = p["DB01"]
@@ -1541,12 +1545,11 @@ class Oracle:
         reads = _num(db2, "READCNT")
         definitions = _num(db2, "WRITCNT") + _num(db2, "UPDTCNT") + _num(db2, "DELECNT")
         for i in range(len(qm)):
-            opened = opens.get((qm[i], int(end[i])), 0)
-            if (qm[i], int(k[i])) not in lookups or not reads[i] or not opened or secs[i] <= 0:
+            opened = opens.get((qm[i], int(end[i])))  # QMSTOPEN: 0 when every open failed
+            if (qm[i], int(k[i])) not in lookups or not reads[i] or opened is None or secs[i] <= 0:
                 continue
-            if (
-                definitions[i] / reads[i] <= db01["max_definition_share"]
-                and reads[i] / opened > db01["min_reads_per_open"]
+            if definitions[i] / reads[i] <= db01["max_definition_share"] and (
+                not opened or reads[i] / opened > db01["min_reads_per_open"]
             ):
                 sev = level("DB01", reads[i] / secs[i])
                 if sev:

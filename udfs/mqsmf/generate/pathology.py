@@ -1009,8 +1009,9 @@ class _Planner:
             reads_per_s = 5 * p["DB01"]["warning"]
 
             def make(qm_, columns, structures):
-                block = queue_block(qm_, None, structures, name=UNDEFINED_QUEUE, opens=opens)
-                return Task(job, number, started, db2_requests=opens, queues=[block])
+                # As in MP16's example (ch. 6, p. 183): the failed open has no WQ block; the task
+                # shows "Other reqs : Count 2" and "DB2 activity : 1 requests" per attempt.
+                return Task(job, number, started, db2_requests=opens, other_requests=2 * opens, queues=[])
 
             def lookups(qi):
                 cols, opened = qi.structures["Q5ST"], int(qi.structures["QMST"]["QMSTOPEN"][0])
