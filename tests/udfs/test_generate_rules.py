@@ -201,12 +201,13 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
         "structure_name": cf16["object_name"],
         "cf_level": 4,
     }
-    # MP16's 30-minute target at 56 MB/s backwards over 1.5 x half ESS E20 ESCON's 5.3 MB/s.
+    # Backed up every 30-minute interval; the target reads back 30 minutes of 1.5 x half ESS E20
+    # ESCON's 5.3 MB/s at MP16's 56 MB/s backwards: 30 x 3.975 / 56.
     assert variables["mp16_cf_structure_config"][-1] == {
         "qsg_name": manifest["qsg"],
         "structure_name": log12["object_name"],
-        "recovery_target_minutes": 30.0,
-        "backup_interval_minutes": pytest.approx(422.64, abs=0.01),
+        "recovery_target_minutes": pytest.approx(30 * 3.975 / 56, abs=1e-3),
+        "backup_interval_minutes": 30.0,
     }
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
     (log13,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG13"]
@@ -215,11 +216,12 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     assert variables["mp16_queue_manager_config"] == [
         {"qmgr_name": bp12["qmgr"], "is_production": True},
         {"qmgr_name": bp14["qmgr"], "page_set_write_mb_per_sec": 100.0},  # MP16's 300 MB/s default / 3
-        # Formula A at 1.5 x half ESS E20 ESCON's 5.3 MB/s, reading at MP16's 105 MB/s: 60 x 60 x 105 / 3.975 / 3600.
+        # Formula A at 1.5 x half ESS E20 ESCON's 5.3 MB/s, reading at MP16's 105 MB/s, backed up every
+        # 30-minute interval: a restart target of 1800 x 3.975 / 105 / 60 minutes.
         {
             "qmgr_name": log13["qmgr"],
-            "restart_target_minutes": 60.0,
-            "page_set_backup_hours": pytest.approx(26.415, abs=1e-3),
+            "restart_target_minutes": pytest.approx(1800 * 3.975 / 105 / 60, abs=1e-3),
+            "page_set_backup_hours": 0.5,
         },
         {"qmgr_name": log15["qmgr"], "is_log_striped": False},
         {"qmgr_name": chin10["qmgr"], "chin_user_id": f"{chin10['qmgr']}CHIN"},
@@ -584,9 +586,13 @@ def test_chin11_silent_on_mp16s_request_reply_setting():
     traffic = dict(QCSTNMSG=msgs, QCSTNPMG=msgs, QCSTBATC=msgs, QCSTNBYT=1024 * msgs, QCSTCBIT=0)
     recommended = _interval_table([_channel(**traffic, QCSTCBSZ=1)])
     default = _interval_table([_channel(**traffic, QCSTCBSZ=50)])
-    fired = [(f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": recommended}, {}, ACCT_START, ACCT_SECONDS)]
+    fired = [
+        (f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": recommended}, {}, ACCT_START, ACCT_SECONDS)
+    ]
     assert [f for f in fired if f[0] == "CHIN11"] == []
-    fired = [(f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": default}, {}, ACCT_START, ACCT_SECONDS)]
+    fired = [
+        (f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": default}, {}, ACCT_START, ACCT_SECONDS)
+    ]
     assert [f for f in fired if f[0] == "CHIN11"] == [("CHIN11", "info", 1.0)]
 
 
@@ -655,3 +661,68 @@ def test_db01_fires_on_mp16s_undefined_queue_example():
     assert _acct_firings(tables, "DB01") == [("warning", "QMA1", attempts / ACCT_SECONDS)]
     looker["blocks"] = [dict(queue="APP.DEFINED", OPENN=1, PUTN=1)]
     assert _acct_firings(_accounting_tables([looker]) | {"Q5ST": q5st, "QMST": qmst}, "DB01") == []
+
+
+def _log_intervals(rates_mb_per_s: list[float], seconds: int, qmgr: str = "QMA1", qsg: str = "") -> list[dict]:
+    """QJST rows of consecutive intervals writing the given log MB/s (QJSTBFFL: 4 KB CIs)."""
+    base = {c: 0 for c in ORACLE_COLUMNS["QJST"]}
+    return [
+        base | dict(k=k, qmgr=qmgr, qsg=qsg, QJSTBFFL=round(rate * seconds * 2**20 / 4096))
+        for k, rate in enumerate(rates_mb_per_s)
+    ]
+
+
+def _log_firings(rows: list[dict], seconds: int, site, rule: str) -> list[tuple]:
+    qjst = _interval_table(rows, seconds)
+    fired = evaluate({"QJST": qjst}, {}, ACCT_START, seconds, site=site)
+    return [(f["severity"], f["qmgr"], f["object_name"], f["interval"]) for f in fired if f["rule_id"] == rule]
+
+
+def test_log12_reads_the_log_written_since_the_backup():
+    """MP16 "How often should CF structures be backed up?" (ch. 2, p. 79): recovery replays "all log
+    data ... written since the last fuzzy backup"; "the reading of the log containing the most data
+    since fuzzy backup will normally determine the replay time"; "we have more than 29 minutes to
+    replay ... about 56MB/sec"; its table: at 4.61 MB/s to the longest log the backup interval is 352
+    minutes, at 2.27 MB/s 715 minutes. A structure backed up every 715 minutes with a 29-minute replay
+    target: one 30-minute interval at 4.61 MB/s among quiet ones (0.1 MB/s) stays within what 29
+    minutes read back (4.61 x 1800 + 0.1 x 685 x 60 = 12,408 MB of 97,440 MB): silent, though that
+    interval's rate alone asks for 352 minutes. The same log at 4.61 MB/s for the whole 715 minutes
+    (24 intervals) is twice what the target reads back: LOG12 in the interval that completes it."""
+    from mqsmf.generate.mp16_oracle import SiteConfig
+
+    seconds, intervals = 1800, 24
+    site = SiteConfig(cf_recovery={("QSGA", "APPL1"): (29.0, 715.0)})
+    burst = _log_intervals([0.1] * 23 + [4.61], seconds, qsg="QSGA")
+    assert _log_firings(burst, seconds, site, "LOG12") == []
+    sustained = _log_intervals([4.61] * intervals, seconds, qsg="QSGA")
+    fired = _log_firings(sustained, seconds, site, "LOG12")
+    # 715 minutes of 4.61 MB/s = 197,769 MB, twice 97,440: from the first interval whose window
+    # holds more than 97,440 MB, i.e. more than 352 minutes of log (MP16's 352-minute row): the 12th
+    # (360 minutes, 99,576 MB).
+    assert fired == [("warning", "QMA1", "APPL1", k) for k in range(11, intervals)]
+
+
+def test_log13_reads_the_log_written_since_the_page_set_backup():
+    """MP16 "Recovery" (ch. 1, p. 24), formula A: "Backup frequency = (Required restart time * System
+    recovery log read rate) / Application log write rate"; its example: 800 MB per hour, a restart
+    within 60 minutes at 36 MB per second: "3600 seconds * 36 MB per second / 800 MB per hour = 162
+    hours". Page sets backed up every 24 hours at that load: silent. One interval of ten times that
+    rate (8,000 MB/h for 30 minutes) in a day of 800 MB/h: the log since the backup is 22,800 MB, far
+    below the 129,600 MB 60 minutes read at 36 MB/s: silent, though that interval's rate alone allows
+    16.2 hours. Backed up every 200 hours at 800 MB/h (160,000 MB since the backup): LOG13."""
+    from mqsmf.generate.mp16_oracle import SiteConfig
+
+    seconds = 1800
+    hourly = 800 / 3600  # MB/s
+    day = [hourly] * 48
+    day[40] = 10 * hourly
+    p = rule_parameters()["LOG13"]
+    scaled = 36 / p["default_log_read_mb_per_sec"]  # MP16's example reads at 36 MB/s, the default at 105
+    site = SiteConfig(page_set_recovery={"QMA1": (60.0 * scaled, 24.0)})
+    assert _log_firings(_log_intervals(day, seconds), seconds, site, "LOG13") == []
+    weekly = SiteConfig(page_set_recovery={"QMA1": (60.0 * scaled, 200.0)})
+    long_run = _log_intervals([hourly] * 400, seconds)  # 200 hours of 800 MB/h
+    fired = _log_firings(long_run, seconds, weekly, "LOG13")
+    # 129,600 MB at 800 MB/h is 162 hours of log (MP16's 162 hours): from the first interval after
+    # the one that completes 162 hours (400 MB each) on.
+    assert fired and fired[0][3] == 162 * 2 and {f[0] for f in fired} == {"warning"}

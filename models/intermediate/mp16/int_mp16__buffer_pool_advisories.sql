@@ -183,14 +183,11 @@ sustained_io as (
             partition by qmgr_name, buffer_pool_id order by interval_start_at
             rows between {{ bp16_window - 1 }} preceding and current row
         ) as bp16_crossing_intervals,
-        {%- if bp16_window > 1 %}
+        -- each of the window - 1 latest intervals follows the one before it (window 1: none needed)
         sum(cast(follows_previous as int)) over (
             partition by qmgr_name, buffer_pool_id order by interval_start_at
-            rows between {{ bp16_window - 2 }} preceding and current row
+            rows between {{ [bp16_window - 2, 0] | max }} preceding and current row
         ) as bp16_contiguous_intervals
-        {%- else %}
-        0 as bp16_contiguous_intervals
-        {%- endif %}
     from stats
 ),
 
@@ -250,7 +247,7 @@ levels as (
             when
                 not is_page_fixed
                 and bp16_crossing_intervals = {{ bp16_window }}
-                and bp16_contiguous_intervals = {{ bp16_window - 1 }}
+                and bp16_contiguous_intervals >= {{ bp16_window - 1 }}
                 then {{ mp16_severity(mp16, 'BP16', 'page_io_per_second') }}
         end as bp16_level,
         {{ mp16_severity(mp16, 'BP14', 'checkpoint_write_seconds') }} as bp14_level
