@@ -201,12 +201,13 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
         "structure_name": cf16["object_name"],
         "cf_level": 4,
     }
-    # MP16's 30-minute target at 56 MB/s backwards over 1.5 x half ESS E20 ESCON's 5.3 MB/s.
+    # Backed up every 30-minute interval; the target reads back 30 minutes of 1.5 x half ESS E20
+    # ESCON's 5.3 MB/s at MP16's 56 MB/s backwards: 30 x 3.975 / 56.
     assert variables["mp16_cf_structure_config"][-1] == {
         "qsg_name": manifest["qsg"],
         "structure_name": log12["object_name"],
-        "recovery_target_minutes": 30.0,
-        "backup_interval_minutes": pytest.approx(422.64, abs=0.01),
+        "recovery_target_minutes": pytest.approx(30 * 3.975 / 56, abs=1e-3),
+        "backup_interval_minutes": 30.0,
     }
     (bp12,) = [i for i in manifest["injected"] if i["rule_id"] == "BP12"]
     (log13,) = [i for i in manifest["injected"] if i["rule_id"] == "LOG13"]
@@ -215,11 +216,12 @@ def test_configuration_rules_need_the_site_settings(tmp_path):
     assert variables["mp16_queue_manager_config"] == [
         {"qmgr_name": bp12["qmgr"], "is_production": True},
         {"qmgr_name": bp14["qmgr"], "page_set_write_mb_per_sec": 100.0},  # MP16's 300 MB/s default / 3
-        # Formula A at 1.5 x half ESS E20 ESCON's 5.3 MB/s, reading at MP16's 105 MB/s: 60 x 60 x 105 / 3.975 / 3600.
+        # Formula A at 1.5 x half ESS E20 ESCON's 5.3 MB/s, reading at MP16's 105 MB/s, backed up every
+        # 30-minute interval: a restart target of 1800 x 3.975 / 105 / 60 minutes.
         {
             "qmgr_name": log13["qmgr"],
-            "restart_target_minutes": 60.0,
-            "page_set_backup_hours": pytest.approx(26.415, abs=1e-3),
+            "restart_target_minutes": pytest.approx(1800 * 3.975 / 105 / 60, abs=1e-3),
+            "page_set_backup_hours": 0.5,
         },
         {"qmgr_name": log15["qmgr"], "is_log_striped": False},
         {"qmgr_name": chin10["qmgr"], "chin_user_id": f"{chin10['qmgr']}CHIN"},
@@ -435,6 +437,7 @@ def _accounting_tables(tasks: list[dict]) -> dict:
             "WTASCMN": [t["commits"] for t in tasks],
             "WTASCMET": [0] * len(tasks),
             "WTASDBCT": [t.get("db2", 0) for t in tasks],
+            "WTASOTN": [t.get("other", 0) for t in tasks],
         }
     )
     rows = [(i, t, b) for i, t in enumerate(tasks) for b in t["blocks"]]
@@ -544,3 +547,182 @@ def test_acctq_off_and_class3_off_leave_out_what_they_name():
         ScenarioConfig(**base, acctq_off=("QM01",))
     with pytest.raises(ValueError, match="QMGR#INTERVAL"):
         ScenarioConfig(**base, class3_off=("QM02",))
+
+
+# ----------------------------------------------------------------------------------------------
+# Issue 39: the oracle on MP16's own words and numbers (SupportPac MP16, seed 003), independent of
+# the SQL. Each case states the inputs as MP16 states them and the firing (or silence) MP16 implies.
+# ----------------------------------------------------------------------------------------------
+def _interval_table(rows: list[dict], seconds: int = ACCT_SECONDS) -> pa.Table:
+    """A statistics table of QMA1's intervals: each row its interval k and its fields."""
+    ts = pa.timestamp("us", tz="UTC")
+    starts = [ACCT_START + r.get("k", 0) * seconds * 1_000_000 for r in rows]
+    columns = sorted({c for r in rows for c in r} - {"k"})
+    return pa.table(
+        {
+            "qmgr": [r.get("qmgr", "QMA1") for r in rows],
+            "interval_start": pa.array(starts, ts),
+            "interval_end": pa.array([s + seconds * 1_000_000 for s in starts], ts),
+            "interval_seconds": [float(seconds)] * len(rows),
+        }
+        | {c: [r.get(c, 0) for r in rows] for c in columns if c != "qmgr"}
+    )
+
+
+def _channel(**fields) -> dict:
+    base = {c: 0 for c in ORACLE_COLUMNS["QCST"]}
+    return base | {"QCSTCHNM": "TO.REMOTE", "QCSTCNNM": "remote(1414)", "QCSTRQMN": "QMR1", "QCSTCHTY": 1} | fields
+
+
+def test_chin11_silent_on_mp16s_request_reply_setting():
+    """MP16 "Setting BATCHSZ and BATCHINT" (ch. 3, p. 125), synchronous request/reply: "For
+    persistent messages, absolute best efficiency might then be achieved with BATCHSZ of 1". MP16's
+    request/reply example ("Recovery", ch. 1, p. 24): "50 request replies per second ... the achieved
+    batch size is one". So a sender moving 50 persistent 1 KB messages a second in batches of one
+    with BATCHSZ(1) BATCHINT(0) is MP16's advice and not judged; the same traffic with the default
+    BATCHSZ(50) is ("If you left BATCHINT at 0 then you would probably achieve an average batch size
+    of less than 2", p. 125): CHIN11 at info."""
+    msgs = 50 * ACCT_SECONDS
+    traffic = dict(QCSTNMSG=msgs, QCSTNPMG=msgs, QCSTBATC=msgs, QCSTNBYT=1024 * msgs, QCSTCBIT=0)
+    recommended = _interval_table([_channel(**traffic, QCSTCBSZ=1)])
+    default = _interval_table([_channel(**traffic, QCSTCBSZ=50)])
+    fired = [
+        (f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": recommended}, {}, ACCT_START, ACCT_SECONDS)
+    ]
+    assert [f for f in fired if f[0] == "CHIN11"] == []
+    fired = [
+        (f["rule_id"], f["severity"], f["value"]) for f in evaluate({"QCST": default}, {}, ACCT_START, ACCT_SECONDS)
+    ]
+    assert [f for f in fired if f[0] == "CHIN11"] == [("CHIN11", "info", 1.0)]
+
+
+def test_app01_counts_puts_within_a_commit_not_gets():
+    """MP16 "Use of MQ Utilities" (ch. 1, p. 47): "you should not normally exceed 100 MQPUTs within
+    a single MQCMIT" and its recommended copy job runs "50 MQGETs plus 50 MQPUTs per MQCMIT"; "Large
+    Units of Work" (ch. 6, p. 179): "The MQGET cost is typically consistent for units of work up to
+    10,000 messages". A task that gets 300 and puts 50 messages per commit follows MP16 (silent,
+    though 350 messages a commit pass the 200 of "Application level performance considerations");
+    one that puts 150 per commit exceeds the 100 MQPUTs (info), 250 puts the 200 per unit of work
+    (warning)."""
+    tasks = [
+        dict(job="COPY", tokens="G" * 16, commits=10, blocks=[dict(queue="Q.A", GETN=3000, PUTN=500)]),
+        dict(job="PUT150", tokens="H" * 16, commits=10, blocks=[dict(queue="Q.B", PUTN=1500)]),
+        dict(job="PUT250", tokens="I" * 16, commits=10, blocks=[dict(queue="Q.C", PUTN=2000, PUT1N=500)]),
+    ]
+    assert sorted(_acct_firings(_accounting_tables(tasks), "APP01")) == [
+        ("info", f"PUT150:{'H' * 16}", 150.0),
+        ("warning", f"PUT250:{'I' * 16}", 250.0),
+    ]
+
+
+def test_bp13_uses_mp16s_advice_for_version_8_and_later():
+    """QPSTLOC (below or above the bar) exists only from version 8, so MP16's "it is not advised to
+    exceed 50,000 pages prior to version 8" cannot apply to the data; for current releases MP16
+    "Buffer pool usage" (ch. 1, p. 19) says "When using buffers from 31-bit storage (below the 2GB
+    bar), a good starting point for the size of this buffer pool might be 20,000 pages" (the pool for
+    long-lived messages). A LONG pool of 30,000 pages below the bar is past that (info); one of 20,000
+    is not, nor is the 30,000-page pool above the bar."""
+
+    def pool(number, buffers, above):
+        base = {c: 0 for c in ORACLE_COLUMNS["QPST"]} | dict(QPSTF4KB=False)
+        return base | dict(QPSTPOOL=number, QPSTNBUF=buffers, QPSTCBSL=buffers, QPSTCBS=buffers, QPSTLOC=above)
+
+    qpst = _interval_table([pool(2, 30_000, False), pool(3, 20_000, False), pool(4, 30_000, True)])
+    roles = {("QMA1", 2): "LONG", ("QMA1", 3): "LONG", ("QMA1", 4): "LONG"}
+    fired = evaluate({"QPST": qpst}, roles, ACCT_START, ACCT_SECONDS)
+    assert [(f["severity"], f["object_name"], f["value"]) for f in fired if f["rule_id"] == "BP13"] == [
+        ("info", "2", 30_000)
+    ]
+
+
+def test_db01_fires_on_mp16s_undefined_queue_example():
+    """MP16 "Frequent opening of un-defined queues" (ch. 6, p. 183): an open of a queue the queue
+    manager does not define is looked up in Db2 (CSQ.OBJ_B_QUEUE); MP16's class 3 example of the task
+    shows "Other reqs : Count 2" and "DB2 activity : 1 requests" and no queue block, in an interval
+    of 1.042905 seconds. A task doing that for the whole period (2 other requests and 1 Db2 request
+    per attempt, 4 attempts a second), with the queue manager's Db2 reads at 4 a second (one per
+    look-up, above the 1 a second of the catalogue) and no successful open (QMSTOPEN 0), is MP16's
+    case: DB01 fires. The same task that also puts a message is not only looking queues up."""
+    import pyarrow as pa
+
+    ts = pa.timestamp("us", tz="UTC")
+    end = ACCT_START + ACCT_SECONDS * 1_000_000
+    attempts = 4 * ACCT_SECONDS
+    interval = {
+        "qmgr": ["QMA1"],
+        "interval_start": pa.array([ACCT_START], ts),
+        "interval_end": pa.array([end], ts),
+        "interval_seconds": [float(ACCT_SECONDS)],
+    }
+    q5st = pa.table(interval | {c: [0] for c in sorted(ORACLE_COLUMNS["Q5ST"])} | {"READCNT": [attempts]})
+    qmst = pa.table(interval | {"QMSTOPEN": [0]})
+    looker = dict(job="VWK1PUT", tokens="J" * 16, commits=0, db2=attempts, other=2 * attempts, blocks=[])
+    tables = _accounting_tables([looker]) | {"Q5ST": q5st, "QMST": qmst}
+    assert _acct_firings(tables, "DB01") == [("warning", "QMA1", attempts / ACCT_SECONDS)]
+    looker["blocks"] = [dict(queue="APP.DEFINED", OPENN=1, PUTN=1)]
+    assert _acct_firings(_accounting_tables([looker]) | {"Q5ST": q5st, "QMST": qmst}, "DB01") == []
+
+
+def _log_intervals(rates_mb_per_s: list[float], seconds: int, qmgr: str = "QMA1", qsg: str = "") -> list[dict]:
+    """QJST rows of consecutive intervals writing the given log MB/s (QJSTBFFL: 4 KB CIs)."""
+    base = {c: 0 for c in ORACLE_COLUMNS["QJST"]}
+    return [
+        base | dict(k=k, qmgr=qmgr, qsg=qsg, QJSTBFFL=round(rate * seconds * 2**20 / 4096))
+        for k, rate in enumerate(rates_mb_per_s)
+    ]
+
+
+def _log_firings(rows: list[dict], seconds: int, site, rule: str) -> list[tuple]:
+    qjst = _interval_table(rows, seconds)
+    fired = evaluate({"QJST": qjst}, {}, ACCT_START, seconds, site=site)
+    return [(f["severity"], f["qmgr"], f["object_name"], f["interval"]) for f in fired if f["rule_id"] == rule]
+
+
+def test_log12_reads_the_log_written_since_the_backup():
+    """MP16 "How often should CF structures be backed up?" (ch. 2, p. 79): recovery replays "all log
+    data ... written since the last fuzzy backup"; "the reading of the log containing the most data
+    since fuzzy backup will normally determine the replay time"; "we have more than 29 minutes to
+    replay ... about 56MB/sec"; its table: at 4.61 MB/s to the longest log the backup interval is 352
+    minutes, at 2.27 MB/s 715 minutes. A structure backed up every 715 minutes with a 29-minute replay
+    target: one 30-minute interval at 4.61 MB/s among quiet ones (0.1 MB/s) stays within what 29
+    minutes read back (4.61 x 1800 + 0.1 x 685 x 60 = 12,408 MB of 97,440 MB): silent, though that
+    interval's rate alone asks for 352 minutes. The same log at 4.61 MB/s for the whole 715 minutes
+    (24 intervals) is twice what the target reads back: LOG12 in the interval that completes it."""
+    from mqsmf.generate.mp16_oracle import SiteConfig
+
+    seconds, intervals = 1800, 24
+    site = SiteConfig(cf_recovery={("QSGA", "APPL1"): (29.0, 715.0)})
+    burst = _log_intervals([0.1] * 23 + [4.61], seconds, qsg="QSGA")
+    assert _log_firings(burst, seconds, site, "LOG12") == []
+    sustained = _log_intervals([4.61] * intervals, seconds, qsg="QSGA")
+    fired = _log_firings(sustained, seconds, site, "LOG12")
+    # 715 minutes of 4.61 MB/s = 197,769 MB, twice 97,440: from the first interval whose window
+    # holds more than 97,440 MB, i.e. more than 352 minutes of log (MP16's 352-minute row): the 12th
+    # (360 minutes, 99,576 MB).
+    assert fired == [("warning", "QMA1", "APPL1", k) for k in range(11, intervals)]
+
+
+def test_log13_reads_the_log_written_since_the_page_set_backup():
+    """MP16 "Recovery" (ch. 1, p. 24), formula A: "Backup frequency = (Required restart time * System
+    recovery log read rate) / Application log write rate"; its example: 800 MB per hour, a restart
+    within 60 minutes at 36 MB per second: "3600 seconds * 36 MB per second / 800 MB per hour = 162
+    hours". Page sets backed up every 24 hours at that load: silent. One interval of ten times that
+    rate (8,000 MB/h for 30 minutes) in a day of 800 MB/h: the log since the backup is 22,800 MB, far
+    below the 129,600 MB 60 minutes read at 36 MB/s: silent, though that interval's rate alone allows
+    16.2 hours. Backed up every 200 hours at 800 MB/h (160,000 MB since the backup): LOG13."""
+    from mqsmf.generate.mp16_oracle import SiteConfig
+
+    seconds = 1800
+    hourly = 800 / 3600  # MB/s
+    day = [hourly] * 48
+    day[40] = 10 * hourly
+    p = rule_parameters()["LOG13"]
+    scaled = 36 / p["default_log_read_mb_per_sec"]  # MP16's example reads at 36 MB/s, the default at 105
+    site = SiteConfig(page_set_recovery={"QMA1": (60.0 * scaled, 24.0)})
+    assert _log_firings(_log_intervals(day, seconds), seconds, site, "LOG13") == []
+    weekly = SiteConfig(page_set_recovery={"QMA1": (60.0 * scaled, 200.0)})
+    long_run = _log_intervals([hourly] * 400, seconds)  # 200 hours of 800 MB/h
+    fired = _log_firings(long_run, seconds, weekly, "LOG13")
+    # 129,600 MB at 800 MB/h is 162 hours of log (MP16's 162 hours): from the first interval after
+    # the one that completes 162 hours (400 MB each) on.
+    assert fired and fired[0][3] == 162 * 2 and {f[0] for f in fired} == {"warning"}

@@ -4,7 +4,7 @@
 -- Q05: keyed gets on an unindexed queue; Q11: gets served from the page set (outside the queue's
 -- restart phase); CF12: shared queue opens that go to the CF (with the opening tasks' latch class
 -- 11 wait per open);
--- CF14: a task whose units of work span CF structures; APP01: messages (puts) per commit;
+-- CF14: a task whose units of work span CF structures; APP01: MQPUTs per MQCMIT (gets not counted);
 -- APP02: many commits of about one persistent message each;
 -- Q12: a deep private queue that its WQ blocks say is indexed (index rebuild at restart);
 -- Q13: a queue with one input handle whose consumer (the accounted task with most gets from it)
@@ -288,7 +288,6 @@ queue_firings as (
 task_measures as (
     select
         tasks.*,
-        {{ safe_divide('tasks.puts + tasks.put1s + tasks.gets', 'tasks.commits') }} as messages_per_commit,
         {{ safe_divide('tasks.puts + tasks.put1s', 'tasks.commits') }} as puts_per_commit,
         {{ safe_divide('tasks.persistent_messages', 'tasks.commits') }} as persistent_per_commit,
         {{ safe_divide('tasks.commits', 'tasks.period_seconds') }} as commits_per_second,
@@ -304,12 +303,11 @@ task_measures as (
 task_levels as (
     select
         *,
-        -- APP01: messages per commit at warning and critical, puts per commit at info.
+        -- APP01: MQPUTs (and MQPUT1s) per MQCMIT at every level; gets are not counted (MP16 "Use of
+        -- MQ Utilities": "100 MQPUTs within a single MQCMIT").
         case
-            when commits < {{ mp16_threshold(mp16, 'APP01', 'min_volume') }} then null
-            when {{ mp16_crosses(mp16, 'APP01', 'critical', 'messages_per_commit') }} then 'critical'
-            when {{ mp16_crosses(mp16, 'APP01', 'warning', 'messages_per_commit') }} then 'warning'
-            when {{ mp16_crosses(mp16, 'APP01', 'info', 'puts_per_commit') }} then 'info'
+            when commits >= {{ mp16_threshold(mp16, 'APP01', 'min_volume') }}
+                then {{ mp16_severity(mp16, 'APP01', 'puts_per_commit') }}
         end as app01_level,
         case
             when
@@ -330,10 +328,9 @@ task_firings as (
         interval_start_at='period_start_at', interval_end_at='period_end_at'
     ) %}
             {{ mp16_rule_firing(
-                mp16, 'APP01',
-                "case app01_level when 'info' then puts_per_commit else messages_per_commit end",
-                "format_string('%d commits (CMN) for %d puts, %d MQPUT1s and %d gets: %.0f messages (%.0f puts)"
-                ~ " per unit of work', commits, puts, put1s, gets, messages_per_commit, puts_per_commit)"
+                mp16, 'APP01', 'puts_per_commit',
+                "format_string('%d commits (CMN) for %d MQPUTs and %d MQPUT1s: %.0f puts per MQCMIT (%d gets not"
+                ~ " counted)', commits, puts, put1s, puts_per_commit, gets)"
                 ~ " || sampling_note",
                 window="'accounting period'"
             ) }},

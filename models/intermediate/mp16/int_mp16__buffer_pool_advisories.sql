@@ -24,6 +24,7 @@
 {%- set mp16 = mp16_rule_parameters() %}
 
 {%- set baseline_intervals = [mp16_threshold(mp16, 'BP07', 'baseline_intervals') | float | int, 1] | max %}
+{%- set bp16_window = [mp16_threshold(mp16, 'BP16', 'window') | float | int, 1] | max %}
 
 with
 
@@ -173,12 +174,29 @@ stats as (
     )
 ),
 
+-- BP16: the catalogue's window of consecutive intervals (window_length): this interval and the
+-- window - 1 before it all reach the rate, each following the one before (no gap).
+sustained_io as (
+    select
+        *,
+        sum(cast({{ mp16_crosses(mp16, 'BP16', 'info', 'page_io_per_second') }} as int)) over (
+            partition by qmgr_name, buffer_pool_id order by interval_start_at
+            rows between {{ bp16_window - 1 }} preceding and current row
+        ) as bp16_crossing_intervals,
+        -- each of the window - 1 latest intervals follows the one before it (window 1: none needed)
+        sum(cast(follows_previous as int)) over (
+            partition by qmgr_name, buffer_pool_id order by interval_start_at
+            rows between {{ [bp16_window - 2, 0] | max }} preceding and current row
+        ) as bp16_contiguous_intervals
+    from stats
+),
+
 checkpoint_writes as (
     select
         *,
         -- BP14: seconds the deferred write process needs for one checkpoint's pages (4 KB each).
         pages_per_checkpoint * 4096 / (page_set_write_mb_per_sec * 1048576) as checkpoint_write_seconds
-    from stats
+    from sustained_io
 ),
 
 levels as (
@@ -228,8 +246,8 @@ levels as (
         case
             when
                 not is_page_fixed
-                and follows_previous
-                and {{ mp16_crosses(mp16, 'BP16', 'info', 'previous_page_io_per_second') }}
+                and bp16_crossing_intervals = {{ bp16_window }}
+                and bp16_contiguous_intervals >= {{ bp16_window - 1 }}
                 then {{ mp16_severity(mp16, 'BP16', 'page_io_per_second') }}
         end as bp16_level,
         {{ mp16_severity(mp16, 'BP14', 'checkpoint_write_seconds') }} as bp14_level
@@ -370,7 +388,9 @@ per_interval as (
             ) }},
             {{ mp16_rule_firing(
                 mp16, 'BP13', 'buffers',
-                "format_string('LONG pool of %d buffers below the bar (QPSTLOC)', cast(buffers as bigint))"
+                "format_string('LONG pool of %d buffers below the bar (QPSTLOC); MP16 starts a long-lived pool"
+                ~ " in 31-bit storage at " ~ mp16_threshold(mp16, 'BP13', 'info') ~ " pages (version 8 and later)',"
+                ~ " cast(buffers as bigint))"
             ) }},
             {{ mp16_firing(
                 'BP15', 'bp15_level', 'bp15_level', 'lowest_free_pct', 'null',
@@ -379,8 +399,10 @@ per_interval as (
             ) }},
             {{ mp16_rule_firing(
                 mp16, 'BP16', 'page_io_per_second',
-                "format_string('%.0f page reads + writes per second (%.0f the interval before) in a pool without"
-                ~ " page-fixed buffers (QPSTF4KB off)', page_io_per_second, previous_page_io_per_second)",
+                "format_string('%.0f page reads + writes per second (%.0f the interval before; at least "
+                ~ mp16_threshold(mp16, 'BP16', 'info') ~ " in each of " ~ bp16_window ~ " consecutive intervals)"
+                ~ " in a pool without page-fixed buffers (QPSTF4KB off)', page_io_per_second,"
+                ~ " previous_page_io_per_second)",
                 "'consecutive intervals'"
             ) }},
             {{ mp16_rule_firing(

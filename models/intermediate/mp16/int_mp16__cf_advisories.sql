@@ -21,14 +21,15 @@
 -- storage (as CF15 sizes it) of the largest average message the queue manager got from the
 -- structure's shared queues; silent without both settings.
 -- LOG12 needs the structure's recovery target and BACKUP CFSTRUCT interval (site settings): in each
--- interval the busiest log of the QSG (its logs are read backwards in parallel, the one with most
--- data since the backup sets the replay time) is read back at MP16's backward read rate; the
--- longest backup interval that meets the target against the declared one, reported on that queue
--- manager; silent for a structure without both settings.
+-- interval the log each member of the QSG wrote since the last backup (the declared interval before
+-- the interval's end); the logs are read backwards in parallel, the one with most data since the
+-- backup sets the replay time, at MP16's backward read rate, against the target; reported on that
+-- queue manager; silent for a structure without both settings.
 -- Grain: one row per rule x queue manager x CF structure x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'CF05', 'baseline_intervals') | float | int, 1] | max %}
 {%- set admin_structure = 'CSQ_ADMIN' %}
+{%- set log12_read = mp16_threshold(mp16, 'LOG12', 'backward_read_mb_per_sec') %}
 {%- set structure_settings = {
     'entries_max': 'bigint', 'elements_max': 'bigint', 'size_mb': 'double', 'cf_level': 'int',
     'recovery_target_minutes': 'double', 'backup_interval_minutes': 'double',
@@ -345,44 +346,100 @@ cf11 as (
     from smds_levels
 ),
 
--- LOG12: the busiest log of each queue-sharing group interval, against each structure's declared
--- recovery target and backup interval.
-busiest_logs as (
+-- LOG12: in each queue-sharing group interval, the log each member wrote since the structure's last
+-- backup (its declared BACKUP CFSTRUCT interval before the member's interval end; each interval's log
+-- in proportion to its overlap with that window, missing intervals adding nothing); the member with
+-- the most sets the replay time, read backwards at MP16's rate against the recovery target.
+member_logs as (
     select
+        qmgr_name,
         qsg_name,
+        interval_start_at,
+        interval_end_at,
         aligned_interval_end_at,
-        max(log_write_mb_per_sec) as busiest_mb_per_sec,
-        max_by(qmgr_name, log_write_mb_per_sec) as qmgr_name,
-        max_by(interval_start_at, log_write_mb_per_sec) as interval_start_at,
-        max_by(interval_end_at, log_write_mb_per_sec) as interval_end_at
+        cast(log_cis_created as double) * 4096 / 1048576 as log_mb
     from {{ ref('fct_log_stats') }}
     where qsg_name is not null
-    group by qsg_name, aligned_interval_end_at
+),
+
+structure_recovery as (
+    select
+        qsg_name,
+        structure_name,
+        recovery_target_minutes,
+        backup_interval_minutes
+    from structure_limits
+    where recovery_target_minutes is not null and backup_interval_minutes is not null
+),
+
+member_logs_since_backup as (
+    select
+        judged.qsg_name,
+        judged.aligned_interval_end_at,
+        judged.qmgr_name,
+        judged.interval_start_at,
+        judged.interval_end_at,
+        structure_recovery.structure_name,
+        structure_recovery.recovery_target_minutes,
+        structure_recovery.backup_interval_minutes,
+        sum(
+            written.log_mb * greatest(
+                least(unix_micros(written.interval_end_at), unix_micros(judged.interval_end_at))
+                - greatest(
+                    unix_micros(written.interval_start_at),
+                    unix_micros(judged.interval_end_at) - structure_recovery.backup_interval_minutes * 60000000
+                ),
+                0
+            ) / (unix_micros(written.interval_end_at) - unix_micros(written.interval_start_at))
+        ) as log_mb_since_backup
+    from member_logs as judged
+    inner join structure_recovery on judged.qsg_name = structure_recovery.qsg_name
+    inner join member_logs as written
+        on
+            judged.qmgr_name = written.qmgr_name
+            and judged.interval_end_at > written.interval_start_at
+            and written.interval_end_at > written.interval_start_at
+            and unix_micros(judged.interval_end_at) - structure_recovery.backup_interval_minutes * 60000000
+            < unix_micros(written.interval_end_at)
+    group by
+        judged.qsg_name,
+        judged.aligned_interval_end_at,
+        judged.qmgr_name,
+        judged.interval_start_at,
+        judged.interval_end_at,
+        structure_recovery.structure_name,
+        structure_recovery.recovery_target_minutes,
+        structure_recovery.backup_interval_minutes
 ),
 
 structure_backups as (
     select
-        busiest_logs.*,
-        structure_limits.structure_name,
-        structure_limits.recovery_target_minutes,
-        structure_limits.backup_interval_minutes,
-        -- The longest backup interval whose log the recovery reads back within the target.
-        {{ safe_divide(
-            'structure_limits.recovery_target_minutes * ' ~ mp16_threshold(mp16, 'LOG12', 'backward_read_mb_per_sec'),
-            'busiest_logs.busiest_mb_per_sec'
-        ) }} as longest_backup_minutes
-    from busiest_logs
-    inner join structure_limits on busiest_logs.qsg_name = structure_limits.qsg_name
-    where structure_limits.recovery_target_minutes is not null and structure_limits.backup_interval_minutes is not null
+        qsg_name,
+        aligned_interval_end_at,
+        structure_name,
+        max(recovery_target_minutes) as recovery_target_minutes,
+        max(backup_interval_minutes) as backup_interval_minutes,
+        max(log_mb_since_backup) as busiest_log_mb,
+        max_by(qmgr_name, log_mb_since_backup) as qmgr_name,
+        max_by(interval_start_at, log_mb_since_backup) as interval_start_at,
+        max_by(interval_end_at, log_mb_since_backup) as interval_end_at
+    from member_logs_since_backup
+    group by qsg_name, aligned_interval_end_at, structure_name
+),
+
+structure_backup_ratios as (
+    select
+        *,
+        recovery_target_minutes * 60 * {{ log12_read }} as readable_log_mb,
+        {{ safe_divide('busiest_log_mb', 'recovery_target_minutes * 60 * ' ~ log12_read) }} as log_since_backup_ratio
+    from structure_backups
 ),
 
 structure_backup_levels as (
     select
         *,
-        {{ safe_divide('backup_interval_minutes', 'longest_backup_minutes') }} as backup_interval_ratio,
-        {{ mp16_severity(mp16, 'LOG12', safe_divide('backup_interval_minutes', 'longest_backup_minutes')) }}
-            as log12_level
-    from structure_backups
+        {{ mp16_severity(mp16, 'LOG12', 'log_since_backup_ratio') }} as log12_level
+    from structure_backup_ratios
 ),
 
 log12 as (
@@ -397,13 +454,15 @@ log12 as (
         interval_start_at,
         interval_end_at,
         'queue-sharing group interval' as evaluation_window,
-        backup_interval_ratio as observed_value,
+        log_since_backup_ratio as observed_value,
         cast({{ mp16_threshold(mp16, 'LOG12', 'warning') }} as double) as threshold_value,
         format_string(
-            'backed up every %.0f minutes; at %.2f MB/s of log on %s, the busiest log of %s, a recovery within %.0f'
-            || ' minutes allows %.0f (log read backwards at %.0f MB/s)',
-            backup_interval_minutes, busiest_mb_per_sec, qmgr_name, qsg_name, recovery_target_minutes,
-            longest_backup_minutes, cast({{ mp16_threshold(mp16, 'LOG12', 'backward_read_mb_per_sec') }} as double)
+            'backed up every %.0f minutes: %s, the busiest log of %s, wrote %.0f MB in the %.0f minutes before the'
+            || ' end of this interval; a recovery within %.1f minutes reads back %.0f MB (log read backwards at'
+            || ' %.0f MB/s)',
+            backup_interval_minutes, qmgr_name, qsg_name, busiest_log_mb, backup_interval_minutes,
+            recovery_target_minutes, readable_log_mb,
+            cast({{ log12_read }} as double)
         ) as observation,
         cast(null as string) as applied_comparison
     from structure_backup_levels

@@ -2,7 +2,9 @@
 -- connection, remote queue manager) and accounting interval of fct_channel_accounting; CHIN16 per
 -- channel name on the instances (stg_smf__qcst), as it judges the median instance.
 -- CHIN11: sender-type channel batching below 2 messages a batch at a real message rate (warning with
---   persistent messages while LOG02 fires at warning or above on the queue manager).
+--   persistent messages while LOG02 fires at warning or above on the queue manager; threshold_level
+--   'escalation' then). Not judged on BATCHSZ(1) BATCHINT(0) with persistent messages: MP16's own
+--   setting for persistent request/reply.
 -- CHIN12: batch size above MP16's 100. CHIN13: large messages in big batches. CHIN14: a batch
 --   interval of 5 minutes or more. CHIN15: a non-persistent-only sender with BATCHINT 0 that
 --   batches below 2. CHIN17: persistent work on a SVRCONN with shared conversations.
@@ -47,6 +49,12 @@ measures as (
         log_bound.qmgr_name is not null as is_log_bound,
         channels.is_sender_type
         and channels.msgs_per_second >= {{ mp16_threshold(mp16, 'CHIN11', 'min_msgs_per_second') }}
+        -- BATCHSZ(1) BATCHINT(0) on a channel carrying persistent messages is MP16's own advice for
+        -- synchronous request/reply ("Setting BATCHSZ and BATCHINT", ch. 3, p. 125): not judged.
+        and not (
+            channels.batch_size = 1 and channels.batch_interval_ms = 0
+            and channels.persistent_msgs > {{ mp16_threshold(mp16, 'CHIN11', 'escalation') }}
+        )
             as is_chin11_candidate,
         channels.is_sender_type
         and channels.persistent_msgs = 0
@@ -73,10 +81,10 @@ levels as (
             when is_chin11_candidate and {{ mp16_crosses(mp16, 'CHIN11', 'info', 'msgs_per_batch') }}
                 then case
                     when is_log_bound and {{ mp16_crosses(mp16, 'CHIN11', 'escalation', 'persistent_msgs') }}
-                        then {{ mp16_rule_text(mp16, 'CHIN11', 'escalation_severity') }}
+                        then 'escalation'
                     else {{ mp16_severity(mp16, 'CHIN11', 'msgs_per_batch') }}
                 end
-        end as chin11_level,
+        end as chin11_threshold_level,
         case
             when
                 {{ mp16_crosses(mp16, 'CHIN13', 'escalation', 'avg_msg_bytes') }}
@@ -105,10 +113,14 @@ levels as (
 row_firings as (
     {% call mp16_fired_rows('levels', 'channel', 'levels.channel_object_name') %}
             {{ mp16_firing(
-                'CHIN11', 'chin11_level', "'info'", 'msgs_per_batch', mp16_threshold(mp16, 'CHIN11', 'info'),
-                "format_string('%.2f messages per batch (QCSTNMSG %d / QCSTBATC %d) at %.1f messages a second'"
-                ~ " || case when chin11_level <> 'info' then format_string(', %d persistent while LOG02 fires',"
-                ~ " persistent_msgs) else '' end, msgs_per_batch, msgs, batches, msgs_per_second)"
+                'CHIN11',
+                "case chin11_threshold_level when 'escalation' then "
+                ~ mp16_rule_text(mp16, 'CHIN11', 'escalation_severity') ~ " else chin11_threshold_level end",
+                'chin11_threshold_level', 'msgs_per_batch', mp16_threshold(mp16, 'CHIN11', 'info'),
+                "format_string('%.2f messages per batch (QCSTNMSG %d / QCSTBATC %d, BATCHSZ %d, BATCHINT %d ms) at"
+                ~ " %.1f messages a second', msgs_per_batch, msgs, batches, batch_size, batch_interval_ms,"
+                ~ " msgs_per_second) || case when chin11_threshold_level = 'escalation' then"
+                ~ " format_string(', %d persistent while LOG02 fires', persistent_msgs) else '' end"
             ) }},
             {{ mp16_rule_firing(
                 mp16, 'CHIN12', 'batch_size',

@@ -6,10 +6,11 @@
 -- requests, by its average thread elapsed time.
 -- DB03: shared channel status changes per hour against an absolute floor and the queue manager's
 -- baseline (its average over the previous baseline_intervals intervals; none in its first).
--- DB01: many Db2 reads with little definitional activity and per queue open (QMSTOPEN), confirmed
--- by class 3 accounting (fct_task_accounting): a task in an accounting period overlapping the
--- interval made Db2 requests and only opened and closed queues (an application opening queues that
--- are not defined, each open a Db2 look-up). Without that confirmation it does not fire.
+-- DB01: many Db2 reads with little definitional activity and per queue open (QMSTOPEN; no successful
+-- open at all passes), confirmed by class 3 accounting (fct_task_accounting): a task in an
+-- accounting period overlapping the interval made Db2 requests, got and put nothing, and opened
+-- queues or made other MQI calls (MP16's failed open of an undefined queue: "Other reqs" and a Db2
+-- request, no WQ block). Without that confirmation it does not fire.
 -- Grain: one row per rule x queue manager x interval that fires.
 {%- set mp16 = mp16_rule_parameters() %}
 {%- set baseline_intervals = [mp16_threshold(mp16, 'DB03', 'baseline_intervals') | float | int, 1] | max %}
@@ -33,16 +34,17 @@ message_manager as (
     from {{ ref('stg_smf__qmst') }}
 ),
 
--- DB01's confirmation: tasks with Db2 requests that got and put nothing.
+-- DB01's confirmation: tasks with Db2 requests that got and put nothing and opened queues (WQ
+-- OPENN) or made other MQI calls (WTASOTN): MP16's failed open of an undefined queue has no WQ
+-- block and shows as "Other reqs" with a Db2 request (MP16 "Frequent opening of un-defined queues").
 open_only_db2_tasks as (
     select
         qmgr_name,
         period_start_at,
         period_end_at,
-        db2_requests,
-        opens
+        db2_requests
     from {{ ref('fct_task_accounting') }}
-    where db2_requests > 0 and opens > 0 and gets + puts + put1s = 0
+    where db2_requests > 0 and (opens > 0 or other_mqi_calls > 0) and gets + puts + put1s = 0
 ),
 
 confirmations as (
@@ -79,6 +81,7 @@ stats as (
             'db2.read_count'
         ) }} as definition_share,
         {{ safe_divide('db2.read_count', 'message_manager.open_count') }} as reads_per_open,
+        message_manager.open_count,
         cast(db2.read_count as bigint) as db2_reads,
         confirmations.open_only_tasks,
         confirmations.open_only_db2_requests,
@@ -136,7 +139,8 @@ levels as (
             when
                 open_only_tasks > 0
                 and definition_share <= {{ mp16_threshold(mp16, 'DB01', 'max_definition_share') }}
-                and reads_per_open > {{ mp16_threshold(mp16, 'DB01', 'min_reads_per_open') }}
+                -- no successful open at all (QMSTOPEN 0): every read is a look-up
+                and (open_count = 0 or reads_per_open > {{ mp16_threshold(mp16, 'DB01', 'min_reads_per_open') }})
                 then {{ mp16_severity(mp16, 'DB01', 'db2_reads_per_second') }}
         end as db01_level,
         case
@@ -151,8 +155,8 @@ final as (
             {{ mp16_rule_firing(
                 mp16, 'DB01', 'db2_reads_per_second',
                 "format_string('%.1f Db2 reads per second (READCNT %d, %.2f per queue open), writes, updates and"
-                ~ " deletes %.1f %% of them; %d tasks made %d Db2 requests and only opened and closed queues',"
-                ~ " db2_reads_per_second, db2_reads, reads_per_open, 100 * definition_share, open_only_tasks,"
+                ~ " deletes %.1f %% of them; %d tasks made %d Db2 requests and only opened queues or made other MQI calls',"
+                ~ " db2_reads_per_second, db2_reads, coalesce(reads_per_open, 0), 100 * definition_share, open_only_tasks,"
                 ~ " open_only_db2_requests)"
             ) }},
             {{ mp16_rule_firing(

@@ -26,10 +26,10 @@
 -- cost, the sender's rising with the achieved batch size. Commits are inside MP16's per-message figures.
 -- Judged where the log writes at least min_volume MB/s and the release reports persistent puts.
 -- LOG13 needs the restart target and the page set backup interval (site settings
--- restart_target_minutes, page_set_backup_hours): the longest backup interval that lets recovery
--- read the log written since the backup within the target (MP16 formula A, at the site's log read
--- rate or MP16's default), and no longer than the active logs hold where their size and count are
--- declared, against the declared interval, at each interval's log rate; silent without them.
+-- restart_target_minutes, page_set_backup_hours): the log written since the last backup (the
+-- declared backup interval before each interval's end, from the intervals' own log) against the log
+-- recovery reads within the target (MP16 formula A, at the site's log read rate or MP16's default)
+-- and, where their size and count are declared, what the active logs hold; silent without them.
 -- CF17 (QSG capacity) fires where LOG02 fires on every member of a queue-sharing group that wrote
 -- log statistics in the interval; like LOG11 it is reported on the busiest member.
 -- Grain: one row per rule x queue manager log x interval that fires.
@@ -238,6 +238,46 @@ derived as (
     from checkpoint_cycles
 ),
 
+-- LOG13: the log written since the last page set backup, i.e. in the declared backup interval
+-- before this interval's end: each interval's log in proportion to its overlap with that window
+-- (intervals missing from the data add nothing: a lower bound).
+log_since_backup as (
+    select
+        judged.qmgr_name,
+        judged.interval_start_at,
+        sum(
+            written.log_bytes * greatest(
+                least(unix_micros(written.interval_end_at), unix_micros(judged.interval_end_at))
+                - greatest(
+                    unix_micros(written.interval_start_at),
+                    unix_micros(judged.interval_end_at) - judged.page_set_backup_hours * 3600000000
+                ),
+                0
+            ) / (unix_micros(written.interval_end_at) - unix_micros(written.interval_start_at))
+        ) / 1048576 as log_mb_since_backup
+    from stats as judged
+    inner join stats as written
+        on
+            judged.qmgr_name = written.qmgr_name
+            and judged.interval_end_at > written.interval_start_at
+            and written.interval_end_at > written.interval_start_at
+            and unix_micros(judged.interval_end_at) - judged.page_set_backup_hours * 3600000000
+            < unix_micros(written.interval_end_at)
+    where judged.page_set_backup_hours is not null and judged.restart_target_minutes is not null
+    group by judged.qmgr_name, judged.interval_start_at
+),
+
+derived_with_backup as (
+    select
+        derived.*,
+        log_since_backup.log_mb_since_backup
+    from derived
+    left join log_since_backup
+        on
+            derived.qmgr_name = log_since_backup.qmgr_name
+            and derived.interval_start_at = log_since_backup.interval_start_at
+),
+
 measures as (
     select
         *,
@@ -287,13 +327,15 @@ measures as (
         ) as single_ci_avg_io_us,
         -- LOG15: the share of copy 1's log write I/Os that write more than one CI.
         {{ safe_divide('copy1_multi_ci_ios', 'copy1_single_ci_ios + copy1_multi_ci_ios') }} as multi_ci_write_share,
-        -- LOG13: the longest page set backup interval that meets the restart target (formula A) and,
-        -- where declared, the active logs' capacity (least() skips an unknown bound).
-        least(
-            {{ safe_divide('restart_target_minutes * 60 * log_read_mb_per_sec', 'log_mb_per_hour') }},
-            {{ safe_divide('active_log_mb * active_log_count', 'log_mb_per_hour') }}
-        ) as longest_backup_hours
-    from derived
+        -- LOG13: the log the restart reads within its target (formula A) and, where declared, the
+        -- active logs' capacity (least() skips an unknown bound), against the log since the backup.
+        least(restart_target_minutes * 60 * log_read_mb_per_sec, active_log_mb * active_log_count)
+            as recoverable_log_mb,
+        {{ safe_divide(
+            'log_mb_since_backup',
+            'least(restart_target_minutes * 60 * log_read_mb_per_sec, active_log_mb * active_log_count)'
+        ) }} as log13_ratio
+    from derived_with_backup
 ),
 
 levels as (
@@ -340,8 +382,7 @@ levels as (
                 then {{ mp16_severity(mp16, 'LOG15', 'multi_ci_write_share') }}
         end as log15_level,
         case
-            when restart_target_minutes is not null
-                then {{ mp16_severity(mp16, 'LOG13', safe_divide('page_set_backup_hours', 'longest_backup_hours')) }}
+            when restart_target_minutes is not null then {{ mp16_severity(mp16, 'LOG13', 'log13_ratio') }}
         end as log13_level
     from measures
 ),
@@ -416,13 +457,15 @@ per_queue_manager as (
                 ~ " 100 * log_utilisation, log_write_mb_per_sec)"
             ) }},
             {{ mp16_rule_firing(
-                mp16, 'LOG13', safe_divide('page_set_backup_hours', 'longest_backup_hours'),
-                "format_string('page sets backed up every %.1f h; at %.0f MB of log per hour a restart within %.0f"
-                ~ " minutes allows %.1f h (log read at %.0f MB/s: %s%s)', page_set_backup_hours, log_mb_per_hour,"
-                ~ " restart_target_minutes, longest_backup_hours, log_read_mb_per_sec, case when"
-                ~ " is_log_read_rate_declared then 'the rate the site declares' else 'the MP16 default, the site"
-                ~ " declares none' end, case when active_log_mb * active_log_count is not null then"
-                ~ " format_string('; %.0f MB of active logs', active_log_mb * active_log_count) else '' end)"
+                mp16, 'LOG13', 'log13_ratio',
+                "format_string('page sets backed up every %.1f h: %.0f MB of log written in the %.1f h before the"
+                ~ " end of this interval (%.0f MB per hour in it); a restart within %.0f minutes reads %.0f MB"
+                ~ " (log read at %.0f MB/s: %s%s)', page_set_backup_hours, log_mb_since_backup,"
+                ~ " page_set_backup_hours, log_mb_per_hour, restart_target_minutes, recoverable_log_mb,"
+                ~ " log_read_mb_per_sec, case when is_log_read_rate_declared then 'the rate the site declares'"
+                ~ " else 'the MP16 default, the site declares none' end, case when active_log_mb * active_log_count"
+                ~ " is not null then format_string('; the active logs hold %.0f MB', active_log_mb * active_log_count)"
+                ~ " else '' end)"
             ) }},
             {{ mp16_rule_firing(
                 mp16, 'LOG15', 'multi_ci_write_share',

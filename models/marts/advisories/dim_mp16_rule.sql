@@ -72,6 +72,7 @@ final as (
         recommended_action,
         priority,
         evaluation_status,
+        required_input,
         is_implemented,
         not_implemented_reason,
         {{ overridden_column }} as overridden_parameters

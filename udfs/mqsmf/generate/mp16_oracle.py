@@ -90,7 +90,7 @@ ORACLE_COLUMNS: dict[str, set[str]] = {
     },
     # Class 3 accounting (SMF 116): the task (WTID, WTAS) and its queues (WQ blocks).
     "WTID": {"WTIDCCN"},
-    "WTAS": {"WTASMTHR", "WTASWTAS", "WTASINTS", "WTASINTE", "WTASCMN", "WTASCMET", "WTASDBCT"},
+    "WTAS": {"WTASMTHR", "WTASWTAS", "WTASINTS", "WTASINTE", "WTASCMN", "WTASCMET", "WTASDBCT", "WTASOTN"},
     "WQST": {
         "CORREL",
         "OBJNAME",
@@ -736,21 +736,43 @@ class Oracle:
                     f"log bytes / MP16's expected bytes {threshold_text('LOG10', sev)}",
                 )  # fmt: skip
 
+    def _log_mb_by_qmgr(self, t: pa.Table) -> dict[str, list[tuple[int, int, float]]]:
+        """{qmgr: [(interval start us, interval end us, log MB written (QJSTBFFL x 4 KB))]}."""
+        out: dict[str, list[tuple[int, int, float]]] = {}
+        rows = zip(_str(t, "qmgr"), _num(t, "interval_start"), _num(t, "interval_end"), _num(t, "QJSTBFFL"),
+                   strict=True)  # fmt: skip
+        for q, start, end, cis in rows:
+            out.setdefault(q, []).append((int(start), int(end), int(cis) * 4096 / 2**20))
+        return out
+
+    @staticmethod
+    def _log_mb_since(intervals: list[tuple[int, int, float]], end_us: int, window_s: float) -> float:
+        """Log MB a queue manager wrote in the window_s seconds before end_us (the last backup, when
+        backups are taken every window_s): each interval's log in proportion to its overlap with the
+        window. Intervals missing from the data add nothing (the result is a lower bound)."""
+        since = end_us - window_s * 1e6
+        total = 0.0
+        for start, stop, mb in intervals:
+            overlap = min(stop, end_us) - max(start, since)
+            if overlap > 0 and stop > start:
+                total += mb * overlap / (stop - start)
+        return total
+
     def page_set_recovery(self) -> None:
-        """LOG13: the log a queue manager writes over its declared page set backup interval, at the
-        interval's rate, against the log its recovery reads within the restart target at MP16's
-        default read rate (formula A)."""
+        """LOG13 (MP16 formula A, "Recovery", ch. 1, p. 24): the log a queue manager wrote since its
+        last page set backup (the declared backup interval before each interval's end) against the
+        log its recovery reads within the restart target at MP16's default read rate."""
         t = self.table("QJST")
         if t is None or not self.site.page_set_recovery:
             return
         read_mb_per_s = self.p["LOG13"]["default_log_read_mb_per_sec"]
-        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QJSTBFFL"),
-                   _num(t, "interval_seconds", 0.0), strict=True)  # fmt: skip
-        for q, kk, start, cis, secs in rows:
-            if q not in self.site.page_set_recovery or secs <= 0:
+        logs = self._log_mb_by_qmgr(t)
+        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "interval_end"), strict=True)
+        for q, kk, start, end in rows:
+            if q not in self.site.page_set_recovery:
                 continue
             restart_minutes, backup_hours = self.site.page_set_recovery[q]
-            logged_mb = int(cis) * 4096 / 2**20 / secs * 3600 * backup_hours  # since the last backup
+            logged_mb = self._log_mb_since(logs[q], int(end), backup_hours * 3600)
             readable_mb = restart_minutes * 60 * read_mb_per_s
             sev = level("LOG13", logged_mb / readable_mb)
             if sev:
@@ -758,32 +780,34 @@ class Oracle:
                 self.fire("LOG13", sev, q, "queue_manager", q, kk, start, logged_mb / readable_mb, text)
 
     def structure_recovery(self) -> None:
-        """LOG12: in each interval, the log the busiest member of a queue-sharing group writes over a
-        structure's declared backup interval against the log its recovery reads backwards within
-        the target (MP16's backward read rate); reported on that member."""
+        """LOG12 (MP16 "How often should CF structures be backed up?", ch. 2, p. 79): in each interval,
+        the log each member of a queue-sharing group wrote since the structure's last backup (its
+        declared BACKUP CFSTRUCT interval before the interval's end); the member with the most ("the
+        log containing the most data since fuzzy backup will normally determine the replay time")
+        against the log read backwards within the target at MP16's rate; reported on that member."""
         t = self.table("QJST")
         if t is None or not self.site.cf_recovery:
             return
         qsg_of = self.qsg_of()
-        busiest: dict[tuple[str, int], tuple[float, str, int]] = {}  # (qsg, interval) -> (MB/s, qmgr, start)
-        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "QJSTBFFL"),
-                   _num(t, "interval_seconds", 0.0), strict=True)  # fmt: skip
-        for q, kk, start, cis, secs in rows:
-            if qsg_of.get(q) and secs > 0:
-                mb_per_s = int(cis) * 4096 / 2**20 / secs
-                key = (qsg_of[q], int(kk))
-                if key not in busiest or mb_per_s > busiest[key][0]:
-                    busiest[key] = (mb_per_s, q, start)
+        logs = self._log_mb_by_qmgr(t)
         read_mb_per_s = self.p["LOG12"]["backward_read_mb_per_sec"]
-        for (qsg, kk), (mb_per_s, q, start) in busiest.items():
-            for (group, name), (target_minutes, backup_minutes) in self.site.cf_recovery.items():
-                if group != qsg:
+        busiest: dict[tuple, tuple[float, str, int]] = {}  # (qsg, structure, k) -> (MB, qmgr, start)
+        rows = zip(_str(t, "qmgr"), self._k(t), _num(t, "interval_start"), _num(t, "interval_end"), strict=True)
+        for q, kk, start, end in rows:
+            for (group, name), (_, backup_minutes) in self.site.cf_recovery.items():
+                if qsg_of.get(q) != group:
                     continue
-                ratio = (mb_per_s * backup_minutes * 60) / (target_minutes * 60 * read_mb_per_s)
-                sev = level("LOG12", ratio)
-                if sev:
-                    text = f"busiest log since the backup / log read back in the target {threshold_text('LOG12', sev)}"
-                    self.fire("LOG12", sev, q, "cf_structure", name, kk, start, ratio, text)
+                logged_mb = self._log_mb_since(logs[q], int(end), backup_minutes * 60)
+                key = (group, name, int(kk))
+                if key not in busiest or logged_mb > busiest[key][0]:
+                    busiest[key] = (logged_mb, q, start)
+        for (group, name, kk), (logged_mb, q, start) in busiest.items():
+            target_minutes, _ = self.site.cf_recovery[(group, name)]
+            ratio = logged_mb / (target_minutes * 60 * read_mb_per_s)
+            sev = level("LOG12", ratio)
+            if sev:
+                text = f"busiest log since the backup / log read back in the target {threshold_text('LOG12', sev)}"
+                self.fire("LOG12", sev, q, "cf_structure", name, kk, start, ratio, text)
 
     def qsg_of(self) -> dict[str, str]:
         """Queue-sharing group of each queue manager, from its records' headers or its shared queues."""
@@ -1366,6 +1390,9 @@ class Oracle:
         if wtid is not None:
             for q, at, job in zip(_str(wtid, "qmgr"), _num(wtid, "record_stck"), _str(wtid, "WTIDCCN"), strict=True):
                 jobs[(q, int(at))] = job
+        # "Other reqs" (WTASOTN): MP16's failed open of an undefined queue is counted there, not as
+        # an open of a WQ block (MP16 "Frequent opening of un-defined queues", ch. 6, p. 183).
+        other_calls = _num(wtas, "WTASOTN") if "WTASOTN" in wtas.column_names else np.zeros(wtas.num_rows, np.int64)
         tasks = []
         for i, (q, tokens, at) in enumerate(
             zip(
@@ -1386,6 +1413,7 @@ class Oracle:
                     commits=int(_num(wtas, "WTASCMN")[i]),
                     commit_us=int(_num(wtas, "WTASCMET")[i]),
                     db2=int(_num(wtas, "WTASDBCT")[i]),
+                    other=int(other_calls[i]),
                     blocks=[],
                 )
             )
@@ -1465,16 +1493,14 @@ class Oracle:
         for task in tasks:
             blocks, commits = task["blocks"], task["commits"]
             args = (task["qmgr"], "task", task["name"], task["k"], task["start"])
+            # MP16 "Use of MQ Utilities" (ch. 1, p. 47): "100 MQPUTs within a single MQCMIT"; gets
+            # are not counted (MP16 "Large Units of Work", ch. 6, p. 179: get cost is consistent
+            # up to 10,000 messages a unit of work).
             puts = sum(b["PUTN"] + b["PUT1N"] for b in blocks)
-            messages = puts + sum(b["GETN"] for b in blocks)
             if commits >= app01["min_volume"]:
-                compare = COMPARE[app01["comparison"]]
-                if compare(messages / commits, app01["critical"]):
-                    self.fire("APP01", "critical", *args, messages / commits, "messages per commit")
-                elif compare(messages / commits, app01["warning"]):
-                    self.fire("APP01", "warning", *args, messages / commits, "messages per commit")
-                elif compare(puts / commits, app01["info"]):
-                    self.fire("APP01", "info", *args, puts / commits, "puts per commit")
+                sev = level("APP01", puts / commits)
+                if sev:
+                    self.fire("APP01", sev, *args, puts / commits, f"MQPUTs per MQCMIT {threshold_text('APP01', sev)}")
             persistent = sum(b["GETPMSG"] + b["PUTPMSG"] + b["PUT1PMSG"] for b in blocks)
             seconds = (task["end"] - task["start"]) / 1e6
             if commits and seconds > 0:
@@ -1534,7 +1560,7 @@ class Oracle:
             (task["qmgr"], task["k"])
             for task in tasks
             if task["db2"] > 0
-            and sum(b["OPENN"] for b in task["blocks"]) > 0
+            and (sum(b["OPENN"] for b in task["blocks"]) > 0 or task["other"] > 0)
             and sum(b["GETN"] + b["PUTN"] + b["PUT1N"] for b in task["blocks"]) == 0
         }
         db01 = p["DB01"]
@@ -1543,12 +1569,11 @@ class Oracle:
         reads = _num(db2, "READCNT")
         definitions = _num(db2, "WRITCNT") + _num(db2, "UPDTCNT") + _num(db2, "DELECNT")
         for i in range(len(qm)):
-            opened = opens.get((qm[i], int(end[i])), 0)
-            if (qm[i], int(k[i])) not in lookups or not reads[i] or not opened or secs[i] <= 0:
+            opened = opens.get((qm[i], int(end[i])))  # QMSTOPEN: 0 when every open failed
+            if (qm[i], int(k[i])) not in lookups or not reads[i] or opened is None or secs[i] <= 0:
                 continue
-            if (
-                definitions[i] / reads[i] <= db01["max_definition_share"]
-                and reads[i] / opened > db01["min_reads_per_open"]
+            if definitions[i] / reads[i] <= db01["max_definition_share"] and (
+                not opened or reads[i] / opened > db01["min_reads_per_open"]
             ):
                 sev = level("DB01", reads[i] / secs[i])
                 if sev:
@@ -1610,11 +1635,13 @@ class Oracle:
             batch, wait = max(int(size[i]) for i in rows), max(int(interval_ms[i]) for i in rows)
             sending = int(max(kind[i] for i in rows)) in SENDING_CHANNEL_TYPES
             chin11 = p["CHIN11"]
-            if sending and per_batch is not None and rate >= chin11["min_msgs_per_second"]:
+            carries_persistent = COMPARE[chin11["escalation_comparison"]](persistent, chin11["escalation"])
+            # MP16 "Setting BATCHSZ and BATCHINT" (ch. 3, p. 125), synchronous request/reply: "For
+            # persistent messages, absolute best efficiency might then be achieved with BATCHSZ of 1".
+            recommended = batch == 1 and wait == 0 and carries_persistent
+            if sending and per_batch is not None and rate >= chin11["min_msgs_per_second"] and not recommended:
                 sev = level("CHIN11", per_batch)
-                escalated = (q, kk) in log_bound and COMPARE[chin11["escalation_comparison"]](
-                    persistent, chin11["escalation"]
-                )
+                escalated = (q, kk) in log_bound and carries_persistent
                 if sev:
                     self.fire(
                         "CHIN11", chin11["escalation_severity"] if escalated else sev, *args, per_batch,

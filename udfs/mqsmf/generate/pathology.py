@@ -93,12 +93,6 @@ CHECK_VERSION = {
 # negative depth there breaks nothing but the depth itself).
 CHECK_BEFORE = {"negative_depth": "9.3.3"}
 LOG02_MESSAGE = 1024
-# LOG13's injection: the restart target its site declares (MP16 "Recovery", ch. 1, p. 24: recovery
-# and restart within 60 minutes).
-LOG13_RESTART_TARGET_MINUTES = 60
-# LOG12's injection: the structure recovery target its site declares (MP16 "How often should CF
-# structures be backed up?", ch. 2, p. 79: a recovery processing time of 30 minutes).
-LOG12_RECOVERY_TARGET_MINUTES = 30
 # Rules on class 3 accounting (SMF 116): injected as tasks of their own (Effects.accounting), each
 # on a queue manager interval no other accounting injection uses.
 ACCOUNTING_RULES = ("Q05", "Q11", "Q12", "Q13", "CF12", "CF14", "APP01", "APP02", "DB01")
@@ -218,17 +212,22 @@ def recovery_log_mb_per_s() -> float:
     return 1.5 * threshold("LOG02", "warning") * slowest
 
 
-def log13_backup_hours() -> float:
-    """Page set backup interval LOG13's site declares: the longest MP16's formula A allows at
-    recovery_log_mb_per_s, reading the log at MP16's default rate."""
+def log13_settings(seconds: float) -> tuple[float, float]:
+    """(restart target minutes, page set backup hours) LOG13's site declares: page sets backed up
+    every statistics interval (so the log since the last backup is one interval's log) and the
+    restart target MP16's formula A ("Recovery", ch. 1, p. 24) just meets at recovery_log_mb_per_s,
+    reading the log at MP16's default rate: target x read rate = backup interval x log rate."""
     read = threshold("LOG13", "default_log_read_mb_per_sec")
-    return LOG13_RESTART_TARGET_MINUTES * 60 * read / (recovery_log_mb_per_s() * 3600)
+    return seconds * recovery_log_mb_per_s() / read / 60, seconds / 3600
 
 
-def log12_backup_minutes() -> float:
-    """BACKUP CFSTRUCT interval LOG12's site declares: the longest whose log the recovery reads back
-    within the target at recovery_log_mb_per_s (MP16's backward read rate)."""
-    return LOG12_RECOVERY_TARGET_MINUTES * threshold("LOG12", "backward_read_mb_per_sec") / recovery_log_mb_per_s()
+def log12_settings(seconds: float) -> tuple[float, float]:
+    """(recovery target minutes, BACKUP CFSTRUCT interval minutes) LOG12's site declares: the
+    structure backed up every statistics interval and the recovery target whose backward read (MP16's
+    56 MB/s, "How often should CF structures be backed up?", ch. 2, p. 79) just covers the log written
+    in that interval at recovery_log_mb_per_s."""
+    backward = threshold("LOG12", "backward_read_mb_per_sec")
+    return seconds * recovery_log_mb_per_s() / backward / 60, seconds / 60
 
 
 def cf16_message_size(size_mb: float, members: int) -> int | None:
@@ -1010,8 +1009,9 @@ class _Planner:
             reads_per_s = 5 * p["DB01"]["warning"]
 
             def make(qm_, columns, structures):
-                block = queue_block(qm_, None, structures, name=UNDEFINED_QUEUE, opens=opens)
-                return Task(job, number, started, db2_requests=opens, queues=[block])
+                # As in MP16's example (ch. 6, p. 183): the failed open has no WQ block; the task
+                # shows "Other reqs : Count 2" and "DB2 activity : 1 requests" per attempt.
+                return Task(job, number, started, db2_requests=opens, other_requests=2 * opens, queues=[])
 
             def lookups(qi):
                 cols, opened = qi.structures["Q5ST"], int(qi.structures["QMST"]["QMSTOPEN"][0])
@@ -1434,11 +1434,12 @@ class _Planner:
         self.record_injection("BP14", qm, "buffer_pool", str(pool), k, how)
 
     def inject_recovery_log_burst(self, target: Target, rule: str, qms, ks) -> None:
-        """LOG12 / LOG13: the site declares a recovery target and the backup interval that just
-        meets it at recovery_log_mb_per_s (LOG12: an application structure's BACKUP CFSTRUCT interval,
-        the QSG's busiest log read backwards; LOG13: the queue manager's page set backups, its log
-        read forwards); in one interval a persistent burst on a busy queue writes twice that rate of
-        log (far below LOG02's share of any reference DASD)."""
+        """LOG12 / LOG13: the site backs up every statistics interval and declares the recovery
+        target that backup interval just meets at recovery_log_mb_per_s (log12_settings,
+        log13_settings; LOG12: an application structure, the QSG's busiest log read backwards; LOG13:
+        the queue manager's page sets, its log read forwards); in one interval a persistent burst on
+        a busy queue writes twice that rate of log (far below LOG02's share of any reference DASD),
+        so the log since the last backup is twice what the target allows there and nowhere else."""
         names = self.topology.structure_names
         structures = [
             s
@@ -1460,32 +1461,32 @@ class _Planner:
         self.effects.burst[(k, qm.index, q)] = (msgs, LOG02_MESSAGE)
         burst = f"{msgs:,} persistent {LOG02_MESSAGE}-byte messages put and got on {qm.queues.name[q]} (about {mb_per_s:.1f} MB/s of log)"
         if rule == "LOG12":
-            backup_minutes = log12_backup_minutes()
+            target_minutes, backup_minutes = log12_settings(self.seconds)
             self.out.site.setdefault("cf_recovery", []).append(
                 {
                     "qsg_name": qm.qsg,
                     "structure_name": names[s],
-                    "recovery_target_minutes": float(LOG12_RECOVERY_TARGET_MINUTES),
+                    "recovery_target_minutes": target_minutes,
                     "backup_interval_minutes": backup_minutes,
                 }
             )
             how = (
                 f"{burst} while the site backs {names[s]} up every {backup_minutes:.0f} minutes for a "
-                f"{LOG12_RECOVERY_TARGET_MINUTES}-minute recovery target"
+                f"{target_minutes:.1f}-minute recovery target"
             )
             self.record_injection(rule, qm, "cf_structure", names[s], k, how)
             return
-        backup_hours = log13_backup_hours()
+        target_minutes, backup_hours = log13_settings(self.seconds)
         self.out.site.setdefault("page_set_recovery", []).append(
             {
                 "qmgr_name": qm.name,
-                "restart_target_minutes": float(LOG13_RESTART_TARGET_MINUTES),
+                "restart_target_minutes": target_minutes,
                 "page_set_backup_hours": backup_hours,
             }
         )
         how = (
-            f"{burst} while the site backs its page sets up every {backup_hours:.1f} h for a "
-            f"{LOG13_RESTART_TARGET_MINUTES}-minute restart target"
+            f"{burst} while the site backs its page sets up every {backup_hours:.2f} h for a "
+            f"{target_minutes:.1f}-minute restart target"
         )
         self.record_injection(rule, qm, "queue_manager", qm.name, k, how)
 
@@ -1615,6 +1616,8 @@ class _Planner:
                 cols["QCSTBATC"][row] = int(math.ceil(msgs / per_batch))
                 cols["QCSTFUBA"][row] = 0
                 cols["QCSTCBIT"][row] = 0
+                # BATCHSZ(1) with persistent messages is MP16's request/reply advice (CHIN11 stays silent).
+                cols["QCSTCBSZ"][row] = max(int(cols["QCSTCBSZ"][row]), 50)
 
             how = (
                 f"the sender ends a batch after every message or two ({per_batch:g} a batch on average) at "

@@ -32,6 +32,9 @@ TOD_HIGH_MAX_US = (1 << 20) - 1  # the largest latch wait time the high-word enc
 GET_US, GET_CPU_US = 40, 12
 PUT_US, PUT_CPU_US = 45, 14
 COMMIT_US, COMMIT_FORCED_US, COMMIT_CPU_US = 6, 900, 4
+# "Other reqs" of MP16's failed open of an undefined queue: average elapsed 201 us, CPU 31 us (MP16
+# "Frequent opening of un-defined queues", ch. 6, p. 183).
+OTHER_REQUEST_US, OTHER_REQUEST_CPU_US = 201, 31
 
 
 def task_tokens(number: int) -> str:
@@ -53,6 +56,7 @@ class Task:
     started_us: int
     commits: int = 0
     db2_requests: int = 0
+    other_requests: int = 0  # "Other reqs" (WTASOTN): MQI calls of no WQ block, e.g. a failed MQOPEN
     latch: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # class -> (waits, total us, max us)
     commit_us: int | None = None  # elapsed of all commits (default: from the work)
     queues: list[dict] = field(default_factory=list)  # per queue: WQ column values
@@ -211,6 +215,9 @@ def accounting_records(
         put(wtas, "WTASJCET", forced * 850)
         put(wtas, "WTASSUSN", forced)
         put(wtas, "WTASSUSE", forced * 850)
+        put(wtas, "WTASOTN", task.other_requests)
+        put(wtas, "WTASOTET", task.other_requests * OTHER_REQUEST_US)
+        put(wtas, "WTASOTCT", task.other_requests * OTHER_REQUEST_CPU_US)
         put(wtas, "WTASDBCT", task.db2_requests)
         put(wtas, "WTASDBET", task.db2_requests * 120)
         put(wtas, "WTASDBES", task.db2_requests * 60)
