@@ -456,8 +456,8 @@ def test_exit_codes_from_another_folder(readme_run):
     cases = {c.get("name"): c.find("failure") is not None for c in root.iter("testcase")}
     assert cases == {"qqst_nmag_within_flgt": True, "qqst_tmfg_within_flgt": False}
     # 2: usage and environment errors, one line each, no traceback.
-    assert "invalid choice" in _check_elsewhere(readme_run, "--stage", "nonsense").stderr
-    assert _check_elsewhere(readme_run, "--stage", "nonsense").returncode == 2
+    nonsense = _check_elsewhere(readme_run, "--stage", "nonsense")
+    assert "invalid choice" in nonsense.stderr and nonsense.returncode == 2
     assert "unknown check" in _one_line_error(_check_elsewhere(readme_run, "--check", "no_such_check"))
     nowhere = bash("mqsmf check --project-dir /nonexistent/project", readme_run["work"], readme_run["env"])
     assert "not the mqsmf dbt project" in _one_line_error(nowhere)
