@@ -82,12 +82,14 @@ SHARED_BUILD_MODULES = {  # module -> the scope it runs in
     "tests/udfs/test_report.py": "pathology_day",
 }
 LONGEST_FIRST = (
-    "tests/udfs/test_gate_ci.py",  # ~700 s: the README walk-through (the example CI pipeline is extended)
+    "tests/udfs/test_gate_ci.py",  # every README command and the example CI pipeline: three builds' worth
     "tests/udfs/test_load_crash.py",  # ~460 s
-    "pathology_day",  # ~220 s
     "tests/udfs/test_dbt_models.py",  # ~350 s
-    "tests/udfs/test_mp16_advisories.py",  # ~160 s
+    "pathology_day",  # ~220 s
+    "tests/udfs/test_wheel.py",  # the installed package's walk-through (load, dbt build, gate, report)
+    "tests/udfs/test_orchestration.py",  # the Dagster daily job (load, dbt build, gate)
     "tests/udfs/test_estate.py",  # ~170 s
+    "tests/udfs/test_mp16_advisories.py",  # ~160 s
 )
 
 
@@ -121,8 +123,9 @@ def pytest_addoption(parser):
         "--extended",
         action="store_true",
         default=os.environ.get("MQSMF_EXTENDED") == "1",
-        help="also run the tests marked extended (long campaigns: every crash point, every README line, "
-        "the wheel and Dagster end to end); MQSMF_EXTENDED=1 does the same",
+        help="also run the tests marked extended (the large-scale runs: the large day, every crash point and "
+        "timed kill of a load, the local cluster, the Spark lines of the documents README.md links to); "
+        "MQSMF_EXTENDED=1 does the same",
     )
 
 

@@ -1,23 +1,26 @@
 """The gate where CI runs it: every documented command works verbatim, exit codes, CI results.
 
 Every command line of README.md's ```bash blocks (and of the Markdown docs README.md links to) is
-run verbatim, each in a fresh ``bash`` in a copy of the project (its own ``target/`` warehouse, no
-MQSMF_* variables from this process), in an order that lets later blocks use what earlier ones
-made:
+decided (``decide``; the test prints the table, nothing is skipped silently) and, by default, run
+verbatim in one copy of the project (its own ``target/`` warehouse, no MQSMF_* variables from this
+process, a fresh login's environment), each block in one ``bash``, in an order that lets later
+blocks use what earlier ones made. First the example CI pipeline
+(udfs/mqsmf/quality/ci/github-actions.yml) runs its ``run:`` steps there (generate a small day,
+load, dbt build, gate, report): the copy's warehouse is built once. Then:
 
 0. blocks without Spark (generate, inspect, decode, ``--list``),
-1. blocks that run the main job (``bash .ci/main``: generate, load, dbt build, gate, report),
-2. other blocks that read the warehouse (gate variants, report),
+1. blocks that run the main job (``bash .ci/main``: ``mqsmf run --demo`` on a small day,
+   ``MQSMF_DEMO_ARGS``, in the demo's own warehouse),
+2. other blocks that read the warehouse (report, dbt source freshness, dbt docs),
 3. blocks that load their own data (the gate walk-through: generate, load, check, baseline).
 
 Within a block, README order. A line's expected exit status is 0 unless its comment says
-``exit N``. The default run runs what is cheap (every Spark-free line and the gate walk-through);
-the ``slow`` variant runs every line that is not skipped. Nothing is skipped silently: ``RULES``
-says for each skipped or slow line why, and the test prints the table. Failures name the file and
-line of the command.
-
-The example CI pipeline (udfs/mqsmf/quality/ci/github-actions.yml) is parsed and its ``run:`` steps
-are run the same way (slow: it builds the marts).
+``exit N``. Not run here: the wheel block and the installed package's walk-through (the block with
+``mqsmf init``), which tests/udfs/test_wheel.py runs by default; the test run itself; the cluster
+block (tests/udfs/test_cluster.py); and, with ``--extended`` only, the large day and the linked
+documents' Spark lines. test_every_readme_line_runs_by_default fails when a README.md line would
+be left to the extended tier or skipped for any other reason. Failures name the file and line of
+the command.
 """
 
 from __future__ import annotations
@@ -42,33 +45,34 @@ README = PROJECT_DIR / "README.md"
 PIPELINE = PROJECT_DIR / "udfs" / "mqsmf" / "quality" / "ci" / "github-actions.yml"
 TIMEOUT = 1800
 
-RUN, SLOW, SKIP = "run", "slow", "skip"
+RUN, SLOW, SKIP, ELSEWHERE = "run", "slow", "skip", "elsewhere"
 CLUSTER_REASON = (
     "needs a Spark cluster: tests/udfs/test_cluster.py starts one (mqsmf cluster start), loads through it "
     "(--target cluster), runs dbt build --target cluster, hands the metastore over (stop --no-thrift), runs "
     "the gate, checks status and stops it"
 )
-# (pattern on the command, what to do, why). The first match decides; no match: RUN.
+WHEEL_TEST = "tests/udfs/test_wheel.py"
+# (pattern on the command, what to do, why). The first match decides; no match: RUN. SLOW lines run
+# only with --extended; ELSEWHERE lines are run by the default run of the test module named.
 RULES = (
-    (r"^bash \.ci/test\b", SKIP, "is the test run itself (ruff, sqlfluff, pytest): CI runs it"),
+    (r"^(bash \.ci/test|pytest)\b", SKIP, "is a test run itself (ruff, sqlfluff, pytest): CI runs it"),
     (
         r"\bpip (wheel|install)\b|-m venv\b",
-        SLOW,
-        "builds and installs the wheel in a new virtual environment (minutes); tests/udfs/test_wheel.py does "
-        "the same by default",
+        ELSEWHERE,
+        f"builds and installs the wheel in a new virtual environment: {WHEEL_TEST} does the same by default "
+        "(pip wheel --no-deps; the fresh venv gets the wheel and exactly its declared dependencies, no download)",
     ),
     (r"\bmqsmf cluster\b|--target cluster", SKIP, CLUSTER_REASON),
-    (r"^bash \.ci/main\b", SLOW, "the whole main job (generate a QSG day, load, dbt build, gate, report)"),
-    (r"--preset large-day", SLOW, "writes the 368 MiB large day"),
-    (r"^dbt\b", SLOW, "dbt build"),
-    (r"^mqsmf (report|run)\b", SLOW, "reads the marts dbt build makes"),
-    (r"^mqsmf check\b(?!.*--list)", SLOW, "a Spark application (the gate walk-through runs by default)"),
-    (r"^mqsmf load\b", SLOW, "a Spark application (the gate walk-through runs by default)"),
+    (r"--preset large-day", SLOW, "writes the 368 MiB large day (a large-scale run: extended)"),
 )
-# A block that loads its own data (the gate walk-through, the quick start) runs its load and check
-# lines by default, although they are Spark applications.
+# A README line may be SLOW only for these large-scale runs (test_every_readme_line_runs_by_default).
+LARGE_SCALE = ("--preset large-day",)
+# Spark lines of the Markdown docs README.md links to (not of README.md itself) run with --extended.
+DOC_SPARK_SLOW = "a Spark application in a linked document (README.md's own lines run by default)"
+# The block that starts with `mqsmf init` is the installed package's walk-through: test_wheel runs it
+# verbatim in the fresh venv with the wheel (by default), as the README says.
+INIT_BLOCK = r"^mqsmf init\b"
 WALKTHROUGH = r"^mqsmf load\b"
-WALKTHROUGH_RUNS = r"^mqsmf (load|check)\b"
 SPARK = r"^(mqsmf (load|check(?!.*--list)|report|run)|dbt|bash \.ci/main)\b"
 # Files the README's commands name as the user's own dumps; the test provides them (small days).
 USER_FILES = ("dump.dat", "dumps/day1.dat", "dumps/day2.dat")
@@ -121,13 +125,11 @@ def decide(cmd: Command, block: list[Command]) -> tuple[str, str]:
         return SKIP, CLUSTER_REASON
     for pattern, what, why in RULES:
         if re.search(pattern, cmd.text):
-            if (
-                what == SLOW
-                and re.search(WALKTHROUGH_RUNS, cmd.text)
-                and any(re.search(WALKTHROUGH, c.text) for c in block)
-            ):
-                return RUN, "a block that loads its own data"
             return what, why
+    if any(re.search(INIT_BLOCK, c.text) for c in block):
+        return ELSEWHERE, f"the installed package's walk-through: {WHEEL_TEST} runs this block verbatim by default"
+    if cmd.doc != README.name and re.search(SPARK, cmd.text):
+        return SLOW, DOC_SPARK_SLOW
     return RUN, ""
 
 
@@ -287,9 +289,9 @@ def test_readme_commands_are_found_and_every_one_is_decided(tmp_path):
         (13, "mqsmf check --stage all", 0),
     ]
     decided = {c.line: what for c, what, _ in plan(found)}
-    assert decided == {3: RUN, 6: SLOW, 12: SKIP, 13: SKIP}  # the cluster block as a whole
+    assert decided == {3: RUN, 6: SLOW, 12: SKIP, 13: SKIP}  # x.md is a linked doc; the cluster block as a whole
     real = plan(commands())
-    assert len(real) > 10 and all(what in (RUN, SLOW, SKIP) for _, what, _ in real)
+    assert len(real) > 10 and all(what in (RUN, SLOW, SKIP, ELSEWHERE) for _, what, _ in real)
     # The gate walk-through, as the README shows it, runs in the default test run.
     gate = [c for c, what, _ in real if what == RUN and c.text.startswith("mqsmf check")]
     assert any("--junit" in c.text for c in gate) and any("--baseline" in c.text for c in gate)
@@ -297,6 +299,29 @@ def test_readme_commands_are_found_and_every_one_is_decided(tmp_path):
     cluster_test = (PROJECT_DIR / "tests" / "udfs" / "test_cluster.py").read_text()
     for word in ("cl.start(", "cl.stop(", "cl.status(", '"--target", "cluster"', '"build"', '"check"'):
         assert word in cluster_test, word
+
+
+SHELL_FENCES = ("sh", "shell", "console", "zsh", "shell-session")
+
+
+def test_every_readme_line_runs_by_default():
+    """A README.md command runs in the default test run (readme_run, or the wheel test for the
+    installed package's blocks) unless it is the test run itself, needs a cluster, or is a
+    large-scale run; a command block is a ```bash block (another shell fence would go unrun)."""
+    for n, line in enumerate(README.read_text().splitlines(), 1):
+        fence = line.strip()
+        if fence.startswith("```") and fence[3:].strip() in SHELL_FENCES:
+            pytest.fail(f"README.md:{n}: a {fence[3:].strip()!r} block: write commands in ```bash blocks")
+    allowed_skips = {CLUSTER_REASON, RULES[0][2]}
+    for cmd, what, why in plan(commands()):
+        if cmd.doc != README.name:
+            continue
+        assert what != SLOW or any(s in cmd.text for s in LARGE_SCALE), f"{cmd.where}: `{cmd.text}` is extended: {why}"
+        assert what != SKIP or why in allowed_skips, f"{cmd.where}: `{cmd.text}` skipped: {why}"
+    # What is run elsewhere is run there by default: the wheel test's walk-through of the init block.
+    wheel_test = (PROJECT_DIR / WHEEL_TEST).read_text()
+    walk = wheel_test[wheel_test.index("def test_the_wheel_runs_the_readme_outside_the_checkout") - 40 :]
+    assert "INIT_BLOCK" in walk and "@pytest.mark.extended" not in walk[:40]
 
 
 def test_the_junit_checker_rejects_what_reporters_would_misread():
@@ -329,19 +354,30 @@ def installed_package_dir() -> str:
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True).stdout.strip()
 
 
+# The demo day of `bash .ci/main` (mqsmf run --demo), small: the README's line as written, on a small day.
+DEMO_ARGS = "--queues 6 --intervals 4"
+
+
 @pytest.fixture(scope="module")
 def readme_run(tmp_path_factory):
+    """One copy of the project for every README command and the example CI pipeline: the pipeline's
+    steps run first (generate, load, dbt build, gate, report: the copy's warehouse is built once),
+    then every README line decided RUN, block by block (the report and dbt lines read that build;
+    `bash .ci/main` builds its demo day in the demo's own warehouse; the gate walk-through loads its
+    day on top)."""
     pytest.importorskip("pyspark")
     work = tmp_path_factory.mktemp("readme")
     project = copy_project(work / "project")
     (work / "home").mkdir()
     make_user_files(project)
     env = fresh_env(work / "home")
+    env["MQSMF_DEMO_ARGS"] = DEMO_ARGS
     installed_before = installed_package_dir()
+    pipeline = run_pipeline(project, env, work / "step_summary.md")
     failures, done, walkthrough = run_plan(project, env, (RUN,))
     return dict(
         project=project, env=env, failures=failures, done=done, work=work, walkthrough=walkthrough,
-        installed=(installed_before, installed_package_dir()),
+        installed=(installed_before, installed_package_dir()), pipeline=pipeline,
     )  # fmt: skip
 
 
@@ -356,6 +392,9 @@ def test_the_readme_commands_leave_the_test_environment_as_it_was(readme_run):
 @pytest.mark.spark
 def test_readme_commands_work_verbatim(readme_run):
     assert not readme_run["failures"], "\n\n".join(readme_run["failures"])
+    ran = set(readme_run["done"])
+    for cmd, what, _ in plan(commands()):
+        assert what != RUN or cmd.text in ran, f"{cmd.where}: `{cmd.text}` was not run"
     assert any(t.startswith("mqsmf check") for t in readme_run["done"]), "the gate walk-through did not run"
 
 
@@ -417,8 +456,8 @@ def test_exit_codes_from_another_folder(readme_run):
     cases = {c.get("name"): c.find("failure") is not None for c in root.iter("testcase")}
     assert cases == {"qqst_nmag_within_flgt": True, "qqst_tmfg_within_flgt": False}
     # 2: usage and environment errors, one line each, no traceback.
-    assert "invalid choice" in _check_elsewhere(readme_run, "--stage", "nonsense").stderr
-    assert _check_elsewhere(readme_run, "--stage", "nonsense").returncode == 2
+    nonsense = _check_elsewhere(readme_run, "--stage", "nonsense")
+    assert "invalid choice" in nonsense.stderr and nonsense.returncode == 2
     assert "unknown check" in _one_line_error(_check_elsewhere(readme_run, "--check", "no_such_check"))
     nowhere = bash("mqsmf check --project-dir /nonexistent/project", readme_run["work"], readme_run["env"])
     assert "not the mqsmf dbt project" in _one_line_error(nowhere)
@@ -447,11 +486,14 @@ def test_unreadable_tables_exit_2_with_one_line(readme_run):
 @pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.spark
-def test_every_readme_command_works_verbatim_slow(tmp_path):
+def test_every_documented_command_works_verbatim_extended(tmp_path):
+    """Also the SLOW lines: the large day, the linked documents' Spark lines."""
     project = copy_project(tmp_path / "project")
     (tmp_path / "home").mkdir()
     make_user_files(project)
-    failures, done, _ = run_plan(project, fresh_env(tmp_path / "home"), (RUN, SLOW))
+    env = fresh_env(tmp_path / "home")
+    assert run_pipeline(project, env, tmp_path / "step_summary.md")["failure"] is None
+    failures, done, _ = run_plan(project, env, (RUN, SLOW))
     assert not failures, "\n\n".join(failures)
     assert any(t.startswith("bash .ci/main") for t in done)
 
@@ -494,31 +536,37 @@ def test_the_pipeline_publishes_what_its_gate_step_writes():
         assert word in runs, word
 
 
-# Extended: a second full load, build and gate in this module (about 500 s in CI) that the README
-# walk-through above already runs with the same commands; the pipeline's wiring (steps, gate outputs,
-# uploads) is checked in the default run by test_the_pipeline_publishes_what_its_gate_step_writes.
-@pytest.mark.extended
-@pytest.mark.slow
-@pytest.mark.spark
-def test_the_example_pipeline_runs_green_on_a_clean_day(tmp_path):
+def run_pipeline(project: Path, env: dict, summary: Path) -> dict:
+    """The example pipeline's ``run:`` steps in order, as GitHub runs them; what they wrote (read
+    before the README's commands write the same paths)."""
     steps, job_env = pipeline_steps()
-    project = copy_project(tmp_path / "project")
-    (tmp_path / "home").mkdir()
-    summary = tmp_path / "step_summary.md"
-    env = {**fresh_env(tmp_path / "home"), **{k: str(v) for k, v in job_env.items()}}
-    env["GITHUB_STEP_SUMMARY"] = str(summary)
+    env = {**env, **{k: str(v) for k, v in job_env.items()}, "GITHUB_STEP_SUMMARY": str(summary)}
+    out: dict = {"failure": None, "not_run": []}
     for step in steps:
         if "run" not in step or _step_id(step) in NOT_RUN:
-            print(f"not run: {_step_id(step)}: {NOT_RUN.get(_step_id(step))}")
+            out["not_run"].append(f"{_step_id(step)}: {NOT_RUN.get(_step_id(step))}")
             continue
         # GitHub's `run:` shell: bash --noprofile --norc -eo pipefail
         proc = bash(step["run"], project, env, ("-eo", "pipefail"))
-        assert proc.returncode == 0, f"{PIPELINE.name} step {step.get('name')!r}: exit {proc.returncode}\n" + _tail(
-            proc.stdout + proc.stderr
-        )
-    root = validate_junit((project / "target" / "gate" / "junit.xml").read_text())
-    assert root.get("failures") == "0" and int(root.get("tests")) > 40  # a clean day: exit 0, no failure
-    assert summary.read_text().startswith("## mqsmf data-quality gate: PASSED")
+        if proc.returncode != 0:
+            out["failure"] = f"{PIPELINE.name} step {step.get('name')!r}: exit {proc.returncode}\n" + _tail(
+                proc.stdout + proc.stderr
+            )
+            return out
+    junit = project / "target" / "gate" / "junit.xml"
+    out["junit"] = junit.read_text() if junit.is_file() else None
+    out["summary"] = summary.read_text() if summary.is_file() else ""
     upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
-    for path in upload["with"]["path"].split():
-        assert (project / path).exists(), path
+    out["missing_uploads"] = [path for path in upload["with"]["path"].split() if not (project / path).exists()]
+    return out
+
+
+@pytest.mark.spark
+def test_the_example_pipeline_runs_green_on_a_clean_day(readme_run):
+    pipeline = readme_run["pipeline"]
+    print("\n".join(f"not run: {line}" for line in pipeline["not_run"]))
+    assert pipeline["failure"] is None, pipeline["failure"]
+    root = validate_junit(pipeline["junit"])
+    assert root.get("failures") == "0" and int(root.get("tests")) > 40  # a clean day: exit 0, no failure
+    assert pipeline["summary"].startswith("## mqsmf data-quality gate: PASSED")
+    assert pipeline["missing_uploads"] == []

@@ -54,7 +54,6 @@ def test_the_schedules_load_yesterday_daily_and_the_last_hour_hourly(definitions
     assert not ({c.name for c in cat.checks} - raw_checks) & hourly_checks
 
 
-@pytest.mark.extended
 @pytest.mark.slow
 @pytest.mark.spark
 def test_the_daily_job_loads_once_builds_and_gates_a_generated_day(definitions, dbt_target, tmp_path, monkeypatch):
