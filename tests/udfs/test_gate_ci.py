@@ -207,7 +207,10 @@ def make_user_files(project: Path) -> None:
     from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
 
     day = project / USER_FILES[0]
-    write_scenario(generate_scenario(ScenarioConfig(seed=5, qmgrs=2, queues=5, intervals=2)), str(day))
+    # The user's dump is a day of its own (the day after the example pipeline's): two different
+    # dumps claiming the same task accounting periods would rightly fail fct_task_accounting's grain.
+    config = ScenarioConfig(seed=5, qmgrs=2, queues=5, intervals=2, start="2025-06-03T00:00:00Z")
+    write_scenario(generate_scenario(config), str(day))
     for rel in USER_FILES[1:]:
         (project / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(day, project / rel)
