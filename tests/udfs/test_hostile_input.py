@@ -343,3 +343,66 @@ def test_the_campaign_reports_an_input_over_its_time_limit(limits_harness, tmp_p
     assert len(res["findings"]) == 3
     assert all("time limit" in f["status"] for f in res["findings"])
     assert all(Path(f["path"]).read_bytes() for f in res["findings"])
+
+
+# ------------------------------------------------------------------------------------------------
+# 6. Every row has a time, hence a day and a de-duplication key
+# ------------------------------------------------------------------------------------------------
+
+SMF_DATE = b"\x01\x25\x16\x6f"  # T0's day, 2025-06-15 (day 166), as SMFxxDTE packs it: X'0cyydddF'
+
+
+def without(rec: bytearray, value: bytes, replacement: bytes) -> bytearray:
+    at = bytes(rec).index(value)
+    assert bytes(rec).count(value) == 1
+    rec[at : at + len(value)] = replacement
+    return rec
+
+
+def test_a_record_without_a_store_clock_is_dated_by_its_smf_header_and_one_without_a_date_quarantined():
+    """QWHSSTCK zero: no UTC time, no interval start; the SMF header's local time dates the row
+    (before, its day was NULL: the rows landed in 1969-12-31 and a reload added them again). A
+    record without a valid SMF date never reaches the decoder (the framer quarantines it); the
+    decoder quarantines one with neither time anyway (decode.NO_TIME), so no row is undated."""
+    from mqsmf.codecs import unix_us_to_stck
+    from mqsmf.warehouse import partition_time
+
+    stck = int(unix_us_to_stck(np.array([T0]))[0]).to_bytes(8, "big")
+    no_stck = without(qqst_record(["APP.NO.STCK"]), stck, bytes(8))
+    no_date = without(qqst_record(["APP.NO.DATE"]), SMF_DATE, b"\xff\xff\xff\xff")
+    data = rdw_file([qqst_record(["APP.GOOD"]), no_stck, no_date, qqst_record(["APP.LAST"])])
+    tables, report = reader.read_bytes(data, "times.dat")
+    qqst = tables["QQST"]
+    assert qqst.column("QQSTQNAM").to_pylist() == ["APP.GOOD", "APP.NO.STCK", "APP.LAST"]
+    (q,) = report.quarantine
+    first, second = offsets(data)[:2]  # the framer's records: the one without a date is not one
+    assert q.offset == second + (second - first) and "packed date" in q.reason
+    assert qqst.column("record_stck")[1].as_py() is None and qqst.column("interval_start")[1].as_py() is None
+    when = partition_time("QQST", qqst).to_pylist()
+    assert None not in when and when[1].date().isoformat() == "2025-06-15"
+
+
+def test_the_decoder_quarantines_a_record_with_no_time_at_all():
+    """No framer passes a record without a valid SMF date; the decoder guards its rows anyway."""
+    from mqsmf.codecs import unix_us_to_stck
+    from mqsmf.decode import NO_TIME, RecordBuffer, decode_batch, parse_headers
+
+    stck = int(unix_us_to_stck(np.array([T0]))[0]).to_bytes(8, "big")
+    timeless = without(without(qqst_record(["APP.NO.TIME"]), stck, bytes(8)), SMF_DATE, bytes(4))
+    records = [bytes(qqst_record(["APP.GOOD"])), bytes(timeless)]
+    base = np.array([0, len(records[0])], dtype=np.int64)
+    length = np.array([len(r) for r in records], dtype=np.int64)
+    buf = np.frombuffer(b"".join(records) + bytes(4096), dtype=np.uint8)
+    rb = RecordBuffer(buf, base, length, base, base + length, "timeless.dat", int(length.sum()))
+    batches, problems, _ = decode_batch(rb, parse_headers(rb), np.ones(2, dtype=bool), ["QQST"])
+    assert problems == {1: NO_TIME}
+    assert batches["QQST"].column("QQSTQNAM").to_pylist() == ["APP.GOOD"]
+
+
+def test_an_event_without_its_put_time_is_quarantined():
+    attrs = {**md(785, 500), "PTD": "", "PTT": ""}
+    text = dump(_message(GOOD_EVENT), (attrs, GOOD_EVENT), _message(GOOD_EVENT)).encode("utf-8")
+    table, report = read_dump_bytes(text, "events.dmp")
+    assert table.num_rows == 2 and None not in table.column("put_at").to_pylist()
+    (q,) = report.quarantine
+    assert "PutDate/PutTime" in q.reason

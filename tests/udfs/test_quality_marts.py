@@ -43,7 +43,7 @@ def _write_raw(spark, path: str, folder) -> None:
     import pyarrow.parquet as pq
 
     from mqsmf import read_file
-    from mqsmf.warehouse import partition_time_columns, raw_tables
+    from mqsmf.warehouse import partition_time, raw_tables
 
     tables, report = read_file(path)
     assert not report.quarantine
@@ -68,7 +68,7 @@ def _write_raw(spark, path: str, folder) -> None:
             decoded = tables[name.upper()]
             rows = decoded.num_rows
             # interval_date: the UTC date of the first non-NULL partition time (the contract's rule)
-            when = pc.coalesce(*(decoded[c] for c in partition_time_columns(name.upper())))
+            when = partition_time(name.upper(), decoded)
             columns = {**load, "interval_date": pc.cast(when, pa.date32())}
             table = pa.Table.from_arrays(
                 [decoded[f.name] if f.name in decoded.column_names

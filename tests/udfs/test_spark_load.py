@@ -200,3 +200,25 @@ def test_reads_in_spark_or_in_local_processes_load_the_same(spark, files):
         got[in_spark] = digest(spark, schema)
     assert got[True]["tables"]["qcst"][0] > 0
     assert got[False] == got[True]
+
+
+def test_rows_without_a_store_clock_are_dated_and_loaded_once(spark, tmp_path):
+    """Records whose QWHSSTCK is zero have no UTC time and no interval start: their rows are dated
+    by the SMF header (before, their day was NULL: they landed in 1969-12-31, and every reload of
+    the file added them again)."""
+    import numpy as np
+
+    from mqsmf.codecs import unix_us_to_stck
+
+    from .test_hostile_input import T0, qqst_record, rdw_file, without
+
+    stck = int(unix_us_to_stck(np.array([T0]))[0]).to_bytes(8, "big")
+    path = tmp_path / "no-stck.dat"
+    path.write_bytes(rdw_file([without(qqst_record(["APP.A", "APP.B"]), stck, bytes(8)), qqst_record(["APP.C"])]))
+    schema = "test_load_no_stck"
+    for _ in range(2):
+        load.load_files(spark, [str(path)], raw_schema=schema)
+    rows = spark.sql(f"SELECT qqstqnam, CAST(interval_date AS STRING) AS d FROM {schema}.qqst").collect()
+    assert sorted((r.qqstqnam, r.d) for r in rows) == [
+        ("APP.A", "2025-06-15"), ("APP.B", "2025-06-15"), ("APP.C", "2025-06-15"),
+    ]  # fmt: skip

@@ -519,6 +519,23 @@ def record_context(rb: RecordBuffer, hd: Headers, mode: str = TYPED) -> dict[str
     return ctx
 
 
+NO_TIME = (
+    "no valid time: neither the SMF header date (SMFxxDTE) nor the QWHS store clock (QWHSSTCK) is "
+    "valid, so the record has no date to be filed under and no key to be de-duplicated by"
+)
+
+
+def timeless_records(rb: RecordBuffer, hd: Headers) -> np.ndarray:
+    """The MQ records with no time at all (every row's interval start and STCK come from QWHS, its
+    local time from the SMF header): quarantined, as their rows could be neither dated nor
+    de-duplicated (loading the file again would add them again)."""
+    if not len(rb):
+        return np.zeros(0, dtype=bool)
+    _, date_ok = codecs.packed_date_to_days(hd.smf["SM11xDTE"].view(">u4").astype(np.uint32))
+    _, stck_ok = codecs.stck_to_unix_us(hd.qwhs["QWHSSTCK"])
+    return ~date_ok & ~(stck_ok & hd.has_qwhs)
+
+
 def _mq_version(rels: list[str | None]) -> list[str | None]:
     """'933' -> '9.3.3'; QWHXREL '100000' -> '10.0.0'."""
     memo: dict[str | None, str | None] = {}
@@ -579,6 +596,8 @@ def decode_batch(rb: RecordBuffer, hd: Headers, good: np.ndarray, names: list[st
         warnings.extend(warns)
         if lay.name in names:
             located[lay.name] = (lay, inst)
+    for record in np.flatnonzero(good & timeless_records(rb, hd)):
+        problems.setdefault(int(record), NO_TIME)
     bad = np.zeros(len(rb), dtype=bool)
     if problems:
         bad[list(problems)] = True

@@ -113,10 +113,22 @@ def loaded_structures() -> list[str]:
 
 def partition_time_columns(structure: str) -> tuple[str, ...]:
     """The time whose UTC date is a row's ``interval_date``: the first non-NULL of these columns
-    (part of the row's natural key, so a row never changes partition)."""
+    (part of the row's natural key, so a row never changes partition). Every row has one: a record
+    without a valid SMF header date and STCK is quarantined (``decode.NO_TIME``), an event without
+    its put time too. The SMF header's local time stands in only when QWHS carries no valid time."""
     from .pcf import reader as events
 
-    return ("put_at",) if structure == events.STRUCTURE else ("interval_start", "record_stck")
+    return ("put_at",) if structure == events.STRUCTURE else ("interval_start", "record_stck", "smf_time_local")
+
+
+def partition_time(structure: str, columns: Mapping[str, Any]) -> Any:
+    """The row's partition time (first non-NULL of :func:`partition_time_columns`), as UTC
+    timestamps: a local time (without zone) is taken as it reads."""
+    import pyarrow.compute as pc
+
+    utc = pa.timestamp("us", tz="UTC")
+    times = [pc.cast(columns[c], utc) for c in partition_time_columns(structure)]
+    return pc.coalesce(*times) if len(times) > 1 else times[0]
 
 
 def raw_tables() -> dict[str, pa.Schema]:

@@ -202,11 +202,11 @@ def mqmd_values(attrs: dict[str, str]) -> dict[str, object]:
     return out
 
 
-def put_timestamp(put_date: str | None, put_time: str | None) -> dt.datetime | None:
+def put_timestamp(put_date: str | None, put_time: str | None) -> dt.datetime:
     """PutDate YYYYMMDD and PutTime HHMMSSTH (GMT) as a UTC timestamp."""
-    if not put_date or not put_time:
-        return None
-    d, t = put_date.strip(), put_time.strip()
+    d, t = (put_date or "").strip(), (put_time or "").strip()
+    if not d or not t:  # the event's key and its date: without them it could be neither
+        raise DumpError("no PutDate/PutTime: an event without its put time has no date and no key")
     if len(d) != 8 or len(t) != 8 or not (d + t).isascii() or not (d + t).isdigit():
         raise DumpError(f"PutDate/PutTime {d!r}/{t!r} are not YYYYMMDD/HHMMSSTH")
     try:

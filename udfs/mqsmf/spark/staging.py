@@ -61,6 +61,7 @@ from ..warehouse import (
     ident,
     literal,
     partition_column,
+    partition_time,
     partition_time_columns,
     qualified,
     raw_table,
@@ -266,8 +267,7 @@ def key_columns(structure: str) -> list[str]:
 
 
 def _with_when(table: pa.Table, structure: str) -> pa.Table:
-    cols = [table.column(c) for c in partition_time_columns(structure)]
-    when = pc.coalesce(*cols) if len(cols) > 1 else cols[0]
+    when = partition_time(structure, {c: table.column(c) for c in partition_time_columns(structure)})
     table = table.append_column(WHEN, when)
     return table.append_column(DAY, pc.cast(pc.cast(when, pa.timestamp("us")), pa.date32()))
 
@@ -293,7 +293,9 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
     existing = _with_when(existing, structure) if existing is not None else new.slice(0, 0)
     keep = new.take(_new_first(new, existing, key))
     file_of, row_of = keep.column(FILE).to_numpy(), keep.column(ROW).to_numpy()
-    day_of = keep.column(DAY).cast(pa.int32()).fill_null(-1).to_numpy()  # days since 1970-01-01
+    if keep.column(DAY).null_count:  # the decoders quarantine what has no time (decode.NO_TIME)
+        raise ValueError(f"mqsmf load: {keep.column(DAY).null_count} {structure} rows without a time (a decoder defect)")
+    day_of = keep.column(DAY).cast(pa.int32()).to_numpy()  # days since 1970-01-01
     rows_added = {d.isoformat(): 0 for d in days}
     for d, n in zip(*np.unique(day_of, return_counts=True), strict=True):
         rows_added[_iso_day(d)] = int(n)
