@@ -10,7 +10,13 @@ source as (
 renamed as (
     select
         {{ surrogate_key([
-            'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))', 'qcstchnm', 'qcstcnnm', 'qcststrt', 'entry_index'
+            'qmgr',
+            'smf_subtype',
+            'unix_micros(coalesce(interval_start, record_stck, cast(smf_time_local as timestamp)))',
+            'qcstchnm',
+            'qcstcnnm',
+            'qcststrt',
+            'entry_index'
         ]) }} as qcst_key,
         source_file,
         record_offset,

@@ -10,7 +10,10 @@ source as (
 renamed as (
     select
         {{ surrogate_key([
-            'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))', 'entry_index'
+            'qmgr',
+            'smf_subtype',
+            'unix_micros(coalesce(interval_start, record_stck, cast(smf_time_local as timestamp)))',
+            'entry_index'
         ]) }} as qctdsp_key,
         source_file,
         record_offset,

@@ -10,7 +10,9 @@ source as (
 renamed as (
     select
         {{ surrogate_key([
-            'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))'
+            'qmgr',
+            'smf_subtype',
+            'unix_micros(coalesce(interval_start, record_stck, cast(smf_time_local as timestamp)))'
         ]) }} as qtst_key,
         source_file,
         record_offset,

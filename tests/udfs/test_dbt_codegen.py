@@ -188,10 +188,14 @@ def test_every_staging_key_is_tested_unique():
 
 
 def test_the_staging_key_is_the_loaders_natural_key():
-    sql = (ROOT / "models/staging/stg_smf__qqst.sql").read_text()
-    assert "'qmgr', 'smf_subtype', 'unix_micros(coalesce(interval_start, record_stck))', 'qqstqnam'" in sql
-    sql = (ROOT / "models/staging/stg_smf__qcst.sql").read_text()
-    assert "'qcstchnm', 'qcstcnnm', 'qcststrt', 'entry_index'" in sql  # an instance: its start
+    def key(model: str) -> list[str]:
+        sql = (ROOT / f"models/staging/{model}.sql").read_text()
+        return re.findall(r"'([^']+)'", sql.split("surrogate_key([", 1)[1].split("])", 1)[0])
+
+    # The time: interval start, else the STCK, else the SMF header's local time (no row is undated).
+    when = "unix_micros(coalesce(interval_start, record_stck, cast(smf_time_local as timestamp)))"
+    assert key("stg_smf__qqst") == ["qmgr", "smf_subtype", when, "qqstqnam"]
+    assert key("stg_smf__qcst")[3:] == ["qcstchnm", "qcstcnnm", "qcststrt", "entry_index"]  # an instance: its start
 
 
 def test_check_mode_reports_and_fails_on_a_stale_tree(tmp_path, capsys):

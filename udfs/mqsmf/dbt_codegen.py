@@ -32,6 +32,7 @@ from .warehouse import (
     RAW_SCHEMA,
     SMF_SOURCE,
     dbt_source,
+    partition_time_sql,
     raw_tables,
 )
 
@@ -307,7 +308,7 @@ def _staging_columns(lay: Layout) -> tuple[Column, ...]:
 
 def key_columns(lay: Layout) -> list[str]:
     """The raw natural key (as the loader de-duplicates): queue manager, subtype, interval, layout key."""
-    return ["qmgr", "smf_subtype", "unix_micros(coalesce(interval_start, record_stck))"] + [
+    return ["qmgr", "smf_subtype", f"unix_micros({partition_time_sql(lay.name)})"] + [
         "entry_index" if k == "entry_index" else lay.field(k).column.lower() for k in lay.natural_key
     ]
 
@@ -335,7 +336,7 @@ VIEW_TEXT_LIMIT = 30_000
 
 def render_sql(lay: Layout) -> str:
     cols = staging_columns(lay)
-    keys = ", ".join(f"'{k}'" for k in key_columns(lay))
+    keys = ",\n            ".join(f"'{k}'" for k in key_columns(lay))  # one a line: the time's expression is long
     lines = [
         HEADER,
         f"-- {lay.name}: {lay.description}.",
@@ -418,7 +419,7 @@ def render_models_yaml(lays: list[Layout]) -> str:
         key = f"{lay.name.lower()}_key"
         lines += [
             f"      - name: {key}",
-            f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (or record time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing). Unit: identifier (SHA-256 hex).')}",
+            f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (else the record time, else the SMF header time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing). Unit: identifier (SHA-256 hex).')}",
             "        data_type: string",
             # On the loads of the last day (macro get_where_subquery): a raw table holds years of them.
             *_test_lines([("unique", {}, {"where": "recently_loaded_dates"})], "        "),

@@ -18,8 +18,9 @@ load or dbt run, empty or not:
 
 - one table per structure of ``mqsmf.layouts``, named by the lower-case structure name: the
   columns of ``mqsmf.decode.arrow_schema(name)``, then ``load_id``, ``loaded_at``,
-  ``source_sha256`` and the partition column ``interval_date`` (UTC date of ``coalesce(
-  interval_start, record_stck)``, i.e. of the row's natural key: a row never changes partition);
+  ``source_sha256`` and the partition column ``interval_date`` (UTC date of :func:`partition_time`:
+  ``interval_start``, else ``record_stck``, else the SMF header's ``smf_time_local``; part of the
+  row's natural key, so a row never changes partition);
 - ``perfm_event``: queue depth event messages of dmpmqmsg dumps loaded in the same paths
   (``mqsmf.pcf``), the same load columns, ``interval_date`` the UTC date of ``put_at``; its audit
   rows have framing ``dmpmqmsg`` and NULL SMF type and subtype;
@@ -35,6 +36,7 @@ How a load writes them, crash-safely, is ``mqsmf.spark.load``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +121,19 @@ def partition_time_columns(structure: str) -> tuple[str, ...]:
     from .pcf import reader as events
 
     return ("put_at",) if structure == events.STRUCTURE else ("interval_start", "record_stck", "smf_time_local")
+
+
+def partition_time_sql(structure: str) -> str:
+    """:func:`partition_time` in Spark SQL over a raw table's columns (a UTC session time zone reads
+    a local time as it reads, as :func:`partition_time` does)."""
+    from .decode import arrow_schema
+    from .pcf import reader as events
+
+    if structure == events.STRUCTURE:
+        return "put_at"
+    schema = arrow_schema(structure)
+    times = [c if schema.field(c).type.tz else f"cast({c} as timestamp)" for c in partition_time_columns(structure)]
+    return f"coalesce({', '.join(times)})"
 
 
 def partition_time(structure: str, columns: Mapping[str, Any]) -> Any:

@@ -5,7 +5,7 @@ per structure partitioned by ``interval_date``, plus audit, quarantine and load 
 by ``load_date``.
 
 Idempotence. A structure row is identified by its natural key (:func:`natural_key`): ``qmgr``,
-``smf_subtype``, ``coalesce(interval_start, record_stck)`` and the structure's ``natural_key``
+``smf_subtype``, the partition time (``warehouse.partition_time``) and the structure's ``natural_key``
 columns from ``structures.csv``. The key fixes the row's ``interval_date``, so a load compares its
 rows only with the partitions of the dates it carries: loading a file twice, or files that
 overlap, never duplicates a row, and the work of a load is the size of its own dates, not of the
@@ -66,7 +66,7 @@ from ..warehouse import (
     ident,
     literal,
     loaded_structures,
-    partition_time_columns,
+    partition_time_sql,
     qualified,
     raw_table,
     raw_tables,
@@ -96,8 +96,7 @@ WAREHOUSE_SQL = "${" + WAREHOUSE_CONF + "}"
 
 def natural_key(structure: str) -> list[str]:
     """SQL expressions (over a raw table's columns) that identify a row: ``staging.key_columns``."""
-    time = ", ".join(ident(c) for c in partition_time_columns(structure))
-    time = f"coalesce({time})" if "," in time else time
+    time = partition_time_sql(structure)
     return [time if c == staging.WHEN else ident(c) for c in staging.key_columns(structure)]
 
 

@@ -260,7 +260,7 @@ def _keys_of_files(files: Iterable[str], columns: list[str]) -> pa.Table | None:
 
 
 def key_columns(structure: str) -> list[str]:
-    """The columns of a structure row's natural key, with :data:`WHEN` (the coalesced partition time columns) standing for ``coalesce(interval_start, record_stck)``."""
+    """The columns of a structure row's natural key, with :data:`WHEN` (the coalesced partition time columns) standing for the partition time (``warehouse.partition_time``)."""
     if structure == events.STRUCTURE:
         return list(events.NATURAL_KEY)
     return ["qmgr", "smf_subtype", WHEN, *layouts()[structure].natural_key]
@@ -294,7 +294,9 @@ def _stage_structure(area: Area, load_id: str, loaded_at: datetime, spool: str, 
     keep = new.take(_new_first(new, existing, key))
     file_of, row_of = keep.column(FILE).to_numpy(), keep.column(ROW).to_numpy()
     if keep.column(DAY).null_count:  # the decoders quarantine what has no time (decode.NO_TIME)
-        raise ValueError(f"mqsmf load: {keep.column(DAY).null_count} {structure} rows without a time (a decoder defect)")
+        raise ValueError(
+            f"mqsmf load: {keep.column(DAY).null_count} {structure} rows without a time (a decoder defect)"
+        )
     day_of = keep.column(DAY).cast(pa.int32()).to_numpy()  # days since 1970-01-01
     rows_added = {d.isoformat(): 0 for d in days}
     for d, n in zip(*np.unique(day_of, return_counts=True), strict=True):
