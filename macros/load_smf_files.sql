@@ -5,7 +5,8 @@
     The statements come from the mqsmf data source (structure '_load_sql'), which writes them with
     mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
     query whose rows are more statements (those that complete a publication: registering the
-    new partitions), run in its place. -#}
+    new partitions), run in its place. The plan holds the warehouse's load lock (mqsmf.load_lock)
+    from its read to its last step: a second load waits for it, or fails naming it. -#}
 {% macro load_smf_files(only_when_paths=false) %}
     {%- set paths = var('smf_paths', []) -%}
     {%- if paths is string -%}
@@ -19,6 +20,7 @@
             'framing': var('smf_framing', 'auto'),
             'raw_schema': var('raw_schema', 'smf_raw'),
             'load_id': invocation_id,
+            'warehouse': '${spark.sql.warehouse.dir}',
         } -%}
         {%- set option_list = [] -%}
         {%- for key, value in plan_options.items() -%}

@@ -195,3 +195,51 @@ def test_killed_after_a_delay_then_rerun_equals_one_clean_load(tmp_path, day, cl
     # Whether the killed load had committed depends on when it died: one or two audited loads.
     assert len(got["audit_per_load"]) in (1, 2)
     assert_one_clean_load(got, clean, committed_loads=len(got["audit_per_load"]))
+
+
+def digest_of(work: Path) -> dict:
+    """What the warehouse in ``work`` holds (read in another process: Derby admits one at a time)."""
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "warehouse_digest.py"), RAW], env=_env(work), capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("DIGEST ")]
+    return json.loads(line.removeprefix("DIGEST "))
+
+
+def test_two_loads_at_once_into_one_warehouse_leave_one_clean_load(tmp_path, day, clean):
+    """Two `mqsmf load` processes started together: the second waits for the first's load lock
+    (before it opens the embedded metastore), then finds every row present; the warehouse holds
+    exactly one clean load's rows, and both loads are audited."""
+    procs = [
+        subprocess.Popen(
+            _mqsmf_load(day), env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=900) for p in procs]
+    # 1: the day's damaged spans are quarantined (by each load; kept once)
+    assert [p.returncode for p in procs] == [1, 1], [o[1][-2000:] for o in outs]
+    assert sum("mqsmf load: waiting for load" in err for _, err in outs) == 1
+    assert_one_clean_load(digest_of(tmp_path), clean, committed_loads=2)
+
+
+def test_a_load_that_cannot_get_the_lock_exits_2_naming_the_running_load(tmp_path, day):
+    from mqsmf import load_lock
+    from mqsmf.spark.session import load_lock_path
+
+    env = _env(tmp_path)
+    os.environ["MQSMF_WAREHOUSE_DIR"], saved = env["MQSMF_WAREHOUSE_DIR"], os.environ.get("MQSMF_WAREHOUSE_DIR")
+    try:
+        lock = load_lock_path(PROJECT_DIR)
+    finally:
+        os.environ.pop("MQSMF_WAREHOUSE_DIR") if saved is None else os.environ.update(MQSMF_WAREHOUSE_DIR=saved)
+    assert str(lock).startswith(env["MQSMF_WAREHOUSE_DIR"])
+    with load_lock.holding(lock, "the-running-load", wait=0):
+        started = time.monotonic()
+        proc = subprocess.run([*_mqsmf_load(day), "--wait", "1"], env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert "another load is running into this warehouse: load the-running-load" in proc.stderr
+        assert "Error" not in proc.stderr and time.monotonic() - started < 60  # no JVM was started
+        assert not (tmp_path / "warehouse" / "metastore_db").exists()

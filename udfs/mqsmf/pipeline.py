@@ -25,6 +25,7 @@ import os
 import shutil
 import sys
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -72,6 +73,9 @@ def add_subcommand(subparsers) -> None:
     p.add_argument("--queues", type=int, default=150, help="--demo: queues per queue manager (default 150)")
     p.add_argument("--intervals", type=int, default=48, help="--demo: intervals of the day (default 48 x 30 min)")
     p.add_argument("--project-dir", help="the dbt project (default: found from the current folder)")
+    from .spark.cli import add_wait_flag
+
+    add_wait_flag(p)
     gate = p.add_argument_group("the data-quality gate (as mqsmf check --stage all)")
     gate.add_argument("--fail-on", choices=SEVERITIES, default=None, help="lowest severity that fails the gate")
     gate.add_argument("--strict", action="store_true", help="same as --fail-on warn")
@@ -185,83 +189,105 @@ def run(args: argparse.Namespace) -> int:
             print(f"nothing to load: no dump has arrived in {landing or ', '.join(specs)}")
             return 0
 
-    t0 = _step("load: dumps -> raw tables")
-    from .spark.load import load_files
+    # One load at a time per warehouse (mqsmf.load_lock): on the embedded warehouse the whole run
+    # holds the lock, as its Spark session holds the metastore until the run ends.
+    from pyspark.sql import SparkSession
 
-    spark = local_session(str(project))
-    loaded = load_files(spark, files, framing=args.framing, progress=show_progress(args))
-    print(loaded)
-    quarantined = bool(loaded.records_quarantined or loaded.quarantine_rows_inserted)
-    if quarantined:
-        print(f"   {loaded.records_quarantined:,} records quarantined (smf_quarantine, load {loaded.load_id})")
-    if landing is not None:
-        file_away(landing, files, LOADED_FOLDER)
-        print(f"   {len(files)} loaded files moved to {landing / LOADED_FOLDER}")
-    _done(t0)
+    from . import load_lock
+    from .spark.session import load_lock_path
 
-    t0 = _step("dbt build")
-    ok = dbt_build(project, dbt_vars)
-    _done(t0)
-
-    t0 = _step("data-quality gate")
-    from .quality.checks import ERROR, WARN
-    from .quality.cli import _out_path, check, exit_status, read_baseline_or_fail
-
-    docs = None if args.no_docs else str(project / "target" / "data_docs")  # GX wants an absolute folder
-    fail_on = args.fail_on or (WARN if args.strict else ERROR)
-
-    def gate() -> int:  # as `mqsmf check --stage all` does, with run's gate options
-        outputs = {"junit": _out_path(args.junit), "markdown": _out_path(args.markdown)}
-        baseline, baseline_path = read_baseline_or_fail(args.baseline)
-        return check(spark, docs=docs, fail_on=fail_on, baseline=baseline, baseline_path=baseline_path, outputs=outputs)
-
-    gate_rc = exit_status(gate)
-    _done(t0)
-
-    # -- report (mqsmf.report): the analyst's static HTML page of the marts
-    t0 = _step("report: static HTML of the marts")
-    from .report import write_local_report
-
+    run_id = uuid.uuid4().hex
+    lock = load_lock_path(project)
     try:
-        report = write_local_report(spark, project)
-        print(f"   report: {report}")
-    except RuntimeError as e:  # no marts (dbt build failed): say so, the exit status already tells
-        report = None
-        print(f"   report not written: {e}")
-    _done(t0)
-    # -- end report
+        load_lock.acquire(lock, run_id, wait=args.wait, say=lambda text: print(text, file=sys.stderr, flush=True))
+    except load_lock.LoadBusy as e:
+        raise InputError(str(e).removeprefix("mqsmf: ")) from None
+    ours = SparkSession.getActiveSession() is None
+    try:
+        t0 = _step("load: dumps -> raw tables")
+        from .spark.load import load_files
 
-    _step("summary")
-    marts = mart_summary(spark)
-    print_summary(marts)
-    seconds = time.perf_counter() - started
-    print(
-        f"\nmain job: dbt build {'passed' if ok else 'FAILED'}, gate {'passed' if gate_rc == 0 else 'FAILED'}, "
-        f"{seconds:,.0f} s in all"
-    )
-    if report:
-        print(f"report: {report}")
-    if args.demo:
-        print(f"demo warehouse: {os.environ['MQSMF_WAREHOUSE_DIR']} (export MQSMF_WAREHOUSE_DIR=... to query it)")
-    rc = 0 if ok and gate_rc == 0 and report else EXIT_DATA
-    rc = max(rc, input_exit_status(len(files), skipped, quarantined))
-    if args.json_summary:
-        from dataclasses import asdict
+        spark = local_session(str(project))
+        loaded = load_files(spark, files, framing=args.framing, progress=show_progress(args), load_id=run_id)
+        print(loaded)
+        quarantined = bool(loaded.records_quarantined or loaded.quarantine_rows_inserted)
+        if quarantined:
+            print(f"   {loaded.records_quarantined:,} records quarantined (smf_quarantine, load {loaded.load_id})")
+        if landing is not None:
+            file_away(landing, files, LOADED_FOLDER)
+            print(f"   {len(files)} loaded files moved to {landing / LOADED_FOLDER}")
+        _done(t0)
 
-        emit_json(
-            args,
-            {
-                "exit_status": rc,
-                "load": asdict(loaded),
-                "files_not_dumps": rejected,
-                "dbt_build_passed": ok,
-                "gate_exit_status": gate_rc,
-                "report": str(report) if report else None,
-                **marts,
-                "seconds": round(seconds, 1),
-            },
+        t0 = _step("dbt build")
+        ok = dbt_build(project, dbt_vars)
+        _done(t0)
+
+        t0 = _step("data-quality gate")
+        from .quality.checks import ERROR, WARN
+        from .quality.cli import _out_path, check, exit_status, read_baseline_or_fail
+
+        docs = None if args.no_docs else str(project / "target" / "data_docs")  # GX wants an absolute folder
+        fail_on = args.fail_on or (WARN if args.strict else ERROR)
+
+        def gate() -> int:  # as `mqsmf check --stage all` does, with run's gate options
+            outputs = {"junit": _out_path(args.junit), "markdown": _out_path(args.markdown)}
+            baseline, baseline_path = read_baseline_or_fail(args.baseline)
+            return check(
+                spark, docs=docs, fail_on=fail_on, baseline=baseline, baseline_path=baseline_path, outputs=outputs
+            )
+
+        gate_rc = exit_status(gate)
+        _done(t0)
+
+        # -- report (mqsmf.report): the analyst's static HTML page of the marts
+        t0 = _step("report: static HTML of the marts")
+        from .report import write_local_report
+
+        try:
+            report = write_local_report(spark, project)
+            print(f"   report: {report}")
+        except RuntimeError as e:  # no marts (dbt build failed): say so, the exit status already tells
+            report = None
+            print(f"   report not written: {e}")
+        _done(t0)
+        # -- end report
+
+        _step("summary")
+        marts = mart_summary(spark)
+        print_summary(marts)
+        seconds = time.perf_counter() - started
+        print(
+            f"\nmain job: dbt build {'passed' if ok else 'FAILED'}, gate {'passed' if gate_rc == 0 else 'FAILED'}, "
+            f"{seconds:,.0f} s in all"
         )
-    return rc
+        if report:
+            print(f"report: {report}")
+        if args.demo:
+            print(f"demo warehouse: {os.environ['MQSMF_WAREHOUSE_DIR']} (export MQSMF_WAREHOUSE_DIR=... to query it)")
+        rc = 0 if ok and gate_rc == 0 and report else EXIT_DATA
+        rc = max(rc, input_exit_status(len(files), skipped, quarantined))
+        if args.json_summary:
+            from dataclasses import asdict
+
+            emit_json(
+                args,
+                {
+                    "exit_status": rc,
+                    "load": asdict(loaded),
+                    "files_not_dumps": rejected,
+                    "dbt_build_passed": ok,
+                    "gate_exit_status": gate_rc,
+                    "report": str(report) if report else None,
+                    **marts,
+                    "seconds": round(seconds, 1),
+                },
+            )
+        return rc
+    finally:
+        active = SparkSession.getActiveSession()
+        if ours and active is not None:
+            active.stop()  # before the lock is given back: the next load opens the metastore
+        load_lock.release(lock, run_id)
 
 
 def dbt_build(project: Path, dbt_vars: dict | None = None) -> bool:

@@ -16,7 +16,10 @@
 
 Every step runs as its own process (``mqsmf load``, ``dbt build``, ``mqsmf check``), as a worker of
 a deployment would: the local target's embedded metastore admits one Spark process at a time, and
-each step releases it when it ends. Dagster loads it as ``dagster dev -m mqsmf.orchestration.definitions`` (that module holds
+each step releases it when it ends. Its steps share the concurrency pool ``mqsmf_warehouse``: with
+``concurrency: {pools: {default_limit: 1}}`` in ``dagster.yaml`` two runs (the hourly and the daily
+job, a backfill) take turns instead of meeting at the warehouse; a load meeting another anyway waits
+for the warehouse's load lock (``mqsmf.load_lock``). Dagster loads it as ``dagster dev -m mqsmf.orchestration.definitions`` (that module holds
 ``defs = build_definitions()``), from the dbt project folder or with ``MQSMF_PROJECT_DIR`` set.
 """
 
@@ -41,6 +44,10 @@ from ..warehouse import AUDIT_TABLE, PCF_SOURCE, QUARANTINE_TABLE, SMF_SOURCE, d
 
 LOAD_ASSETS = "smf_raw"  # the load's multi-asset (and op) name; also its asset group
 AUDIT_KEY = dg.AssetKey([dbt_source(AUDIT_TABLE), AUDIT_TABLE])
+
+
+# Every step that opens the warehouse: a Dagster concurrency pool (limit it to 1 in dagster.yaml).
+WAREHOUSE_POOL = "mqsmf_warehouse"
 
 
 def raw_key(table: str) -> dg.AssetKey:
@@ -141,7 +148,7 @@ def build_definitions(
         for table in raw_tables()
     ]
 
-    @dg.multi_asset(specs=raw_specs, name=LOAD_ASSETS)
+    @dg.multi_asset(specs=raw_specs, name=LOAD_ASSETS, pool=WAREHOUSE_POOL)
     def smf_raw(context: dg.AssetExecutionContext, config: SmfLoadConfig):
         if not config.paths:
             raise dg.Failure("no SMF dumps to load: give the run config ops.smf_raw.config.paths")
@@ -165,7 +172,9 @@ def build_definitions(
                 )
             yield dg.MaterializeResult(asset_key=spec.key, metadata=metadata)
 
-    @dbt_assets(manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=translator)
+    @dbt_assets(
+        manifest=dbt_project.manifest_path, project=dbt_project, dagster_dbt_translator=translator, pool=WAREHOUSE_POOL
+    )
     def mqsmf_dbt_models(context: dg.AssetExecutionContext, dbt: DbtCliResource):
         # Each run's dbt artifacts under the location's target folder (dagster-dbt's default is the
         # project's target/, shared with every other dbt invocation there).
@@ -178,7 +187,7 @@ def build_definitions(
     specs = gate_check_specs(dbt_keys)
     stage_of = {spec.key: spec.metadata["mqsmf/stage"] for spec in specs}
 
-    @dg.multi_asset_check(specs=specs, name="mqsmf_gate", can_subset=True)
+    @dg.multi_asset_check(specs=specs, name="mqsmf_gate", can_subset=True, pool=WAREHOUSE_POOL)
     def mqsmf_gate(context: dg.AssetCheckExecutionContext):
         selected = set(context.selected_asset_check_keys)
         stages = {stage_of[key] for key in selected}

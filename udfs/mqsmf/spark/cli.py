@@ -14,8 +14,11 @@ import argparse
 import json
 import os
 import sys
+import uuid
 
+from .. import load_lock
 from ..framing import FRAMINGS
+from ..load_lock import LoadBusy
 from ..warehouse import RAW_SCHEMA
 
 
@@ -67,6 +70,7 @@ def _add_load(subparsers) -> None:
         help="show the progress bar on stderr even when it is not a terminal (default: only on a terminal)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_wait_flag(p)
     _add_json_flag(p, "the load's summary")
     p.set_defaults(func=_load)
 
@@ -82,13 +86,27 @@ def _load(args: argparse.Namespace) -> int:
         return _load_local(args, root)
     except FileNotFoundError as e:
         raise InputError(str(e).removeprefix("mqsmf: ")) from e
-    except _MetastoreInUse as e:
+    except (_MetastoreInUse, LoadBusy) as e:
         print(f"mqsmf load: {e}", file=sys.stderr)
         return EXIT_USAGE
 
 
 class _MetastoreInUse(Exception):
     pass
+
+
+def add_wait_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--wait",
+        type=float,
+        metavar="SECONDS",
+        help=f"wait this long for another load into the same warehouse to end, then exit 2 naming it (default "
+        f"${load_lock.WAIT_ENV}, else {load_lock.DEFAULT_WAIT_SECONDS:.0f})",
+    )
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
 
 
 def recognised_files(command: str, specs: list[str], framing: str) -> tuple[list[str], list[str]]:
@@ -122,33 +140,38 @@ def _load_local(args: argparse.Namespace, root) -> int:
 
     from ..cli import emit_json, input_exit_status, show_progress
     from .load import load_files
-    from .session import local_session, warehouse_dir
+    from .session import load_lock_path, local_session, warehouse_dir
 
     files, not_dumps = recognised_files("mqsmf load", args.paths, args.framing)  # before Spark starts
     if not files and not_dumps:
         return input_exit_status(0, len(not_dumps))
     ours = SparkSession.getActiveSession() is None  # stop only a session this command started
-    spark = local_session(root)
-    try:
-        summary = load_files(
-            spark,
-            files,
-            args.framing,
-            args.raw_schema,
-            progress=show_progress(args),
-            split_bytes=int(args.split_mb * (1 << 20)),
-        )
-        no_mq = files_without_mq_records(spark, args.raw_schema, summary.load_id) if summary.files else []
-    except Exception as e:
-        if "Another instance of Derby" in str(e) or "XSDB6" in str(e):
-            raise _MetastoreInUse(
-                f"the metastore in {warehouse_dir(root)} is in use by another Spark process "
-                "(embedded Derby allows one at a time): wait for it, or set MQSMF_WAREHOUSE_DIR"
-            ) from e
-        raise
-    finally:
-        if ours:
-            spark.stop()
+    load_id = uuid.uuid4().hex
+    # The lock first: a second load waits here, not on the embedded metastore, and gives the lock
+    # back only once its Spark session (and the metastore) is closed.
+    with load_lock.holding(load_lock_path(root, args.raw_schema), load_id, wait=args.wait, say=_say):
+        spark = local_session(root)
+        try:
+            summary = load_files(
+                spark,
+                files,
+                args.framing,
+                args.raw_schema,
+                progress=show_progress(args),
+                split_bytes=int(args.split_mb * (1 << 20)),
+                load_id=load_id,
+            )
+            no_mq = files_without_mq_records(spark, args.raw_schema, summary.load_id) if summary.files else []
+        except Exception as e:
+            if "Another instance of Derby" in str(e) or "XSDB6" in str(e):
+                raise _MetastoreInUse(
+                    f"the metastore in {warehouse_dir(root)} is in use by another Spark process "
+                    "(embedded Derby allows one at a time): wait for it, or set MQSMF_WAREHOUSE_DIR"
+                ) from e
+            raise
+        finally:
+            if ours:
+                spark.stop()
     print(summary)
     print(f"warehouse: {warehouse_dir(root)}")
     quarantined = bool(summary.records_quarantined or summary.quarantine_rows_inserted)

@@ -41,10 +41,11 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 from pyspark.sql.types import StructType
 
+from .. import load_lock
 from ..warehouse import RAW_SCHEMA
 from . import partitions, staging
 from .load import plan_from_options, publish_statements
-from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, ReadOptions
+from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, UNLOCK, ReadOptions
 from .spool import release_spool
 
 FORMAT = "mqsmf"
@@ -55,6 +56,7 @@ RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
 STAGE_SCHEMA = pa.schema([("table_name", pa.string()), ("files", pa.int32()), ("rows_added", pa.int64())])
 COMMIT_SCHEMA = pa.schema([("load_id", pa.string()), ("files", pa.int32()), ("summary", pa.string())])
 FINISH_SCHEMA = pa.schema([("folder", pa.string()), ("removed", pa.bool_())])
+UNLOCK_SCHEMA = pa.schema([("lock", pa.string()), ("released", pa.bool_())])
 ACTING_SCHEMAS = {
     LOAD_SQL: LOAD_SQL_SCHEMA,
     PUBLISH: LOAD_SQL_SCHEMA,
@@ -62,6 +64,7 @@ ACTING_SCHEMAS = {
     COMMIT: COMMIT_SCHEMA,
     FINISH: FINISH_SCHEMA,
     RELEASE: RELEASE_SCHEMA,
+    UNLOCK: UNLOCK_SCHEMA,
 }
 
 
@@ -179,6 +182,13 @@ class LoadStepReader(DataSourceReader):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         o = self.options
+        lock = load_lock.lock_path(self.area.db.parent, self.area.raw_schema)
+        if self.target == UNLOCK:
+            load_lock.release(lock, o["load_id"])
+            yield pa.RecordBatch.from_pydict({"lock": [str(lock)], "released": [True]}, schema=UNLOCK_SCHEMA)
+            return
+        if o.get("load_id"):
+            load_lock.renew(lock, o["load_id"])  # the plan advances: its lease starts again
         if self.target == STAGE:
             m = staging.stage(self.area, o["load_id"], int(o["loaded_at_us"]), o["spool"], partition.value)
             row = {

@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -58,6 +59,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
+from .. import load_lock
 from ..warehouse import (
     AUDIT_TABLE,
     LOAD_DATES_TABLE,
@@ -72,7 +74,7 @@ from ..warehouse import (
     raw_tables,
 )
 from . import local, partitions, staging
-from .options import COMMIT, FINISH, PUBLISH, RELEASE, STAGE, ReadOptions
+from .options import COMMIT, FINISH, PUBLISH, RELEASE, STAGE, UNLOCK, ReadOptions
 from .spool import prune_spools, release_spool, spool_base
 
 VIEW_PREFIX = "mqsmf_load_"
@@ -82,6 +84,7 @@ VIEW_PREFIX = "mqsmf_load_"
 KILL_AFTER_ENV = staging.KILL_AFTER_ENV
 SQL, EXPAND = "sql", "expand"
 RELEASE_LABEL = "release spool"
+UNLOCK_LABEL = "release load lock"
 FINISH_LABEL = "finish load"
 COMMIT_LABEL = "commit"
 DECODE_LABEL = "decode files"
@@ -208,17 +211,22 @@ def load_plan(
 
 def plan_from_options(options: Mapping[str, str]) -> list[Step]:
     """The plan for the ``_load_sql`` pseudo-structure: options path/paths, framing, raw_schema,
-    load_id (dbt passes its invocation id), split_bytes."""
+    load_id (dbt passes its invocation id), split_bytes, warehouse. With ``warehouse`` (the dbt
+    macro passes Spark's), the plan holds the warehouse's load lock (``mqsmf.load_lock``) from now
+    on, its owner the JVM reading it, until its last step (``_unlock``) gives it back."""
     read = ReadOptions.from_options(options)
+    raw_schema = options.get("raw_schema") or RAW_SCHEMA
+    load_id = options.get("load_id") or uuid.uuid4().hex
     prune_spools()
     files = partitions.expand_paths(list(read.paths))
-    return load_plan(
-        files,
-        framing=read.framing,
-        raw_schema=options.get("raw_schema") or RAW_SCHEMA,
-        load_id=options.get("load_id") or None,
-        split_bytes=read.split_bytes,
-    )
+    steps = load_plan(files, framing=read.framing, raw_schema=raw_schema, load_id=load_id, split_bytes=read.split_bytes)
+    if options.get("warehouse"):
+        lock = load_lock.lock_path(staging.local_folder(options["warehouse"]), raw_schema)
+        command = "dbt on-run-start hook load_smf_files"
+        load_lock.acquire(lock, load_id, kind=load_lock.SQL_PLAN, pid=os.getppid(), command=command)
+        unlock = {"raw_schema": raw_schema, "warehouse": WAREHOUSE_SQL, "load_id": load_id}
+        steps += _file_steps(UNLOCK_LABEL, UNLOCK, unlock, "SELECT * FROM {view}")
+    return steps
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,20 +268,34 @@ def load_files(
     progress: bool = False,
     split_bytes: int = partitions.DEFAULT_SPLIT_BYTES,
     reads_in_spark: bool | None = None,
+    wait: float | None = None,
+    load_id: str | None = None,
 ) -> LoadSummary:
     """Load SMF dumps (files, folders, globs) into the raw tables of ``spark``'s catalog and return
     what was read and inserted. Runs the statements the dbt macro runs, except that it removes the
     load's spool itself rather than through the data source (``_release``: a Python round trip).
     With a local master the data source's acting reads run in a pool of this machine's processes
-    (``mqsmf.spark.local``) unless ``reads_in_spark``; with any other, in Spark."""
+    (``mqsmf.spark.local``) unless ``reads_in_spark``; with any other, in Spark. The load holds the
+    warehouse's load lock (``mqsmf.load_lock``), waiting up to ``wait`` seconds for another load;
+    ``load_lock.LoadBusy`` when that one runs on."""
     t0 = time.perf_counter()
     specs = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     files = partitions.expand_paths(specs)
     prune_spools()
-    load_id = uuid.uuid4().hex
+    load_id = load_id or uuid.uuid4().hex
     spool = str(spool_base() / f"load-{load_id}")
     plan = load_plan(files, framing, raw_schema, load_id, spool=spool, split_bytes=split_bytes, release=False)
     in_spark = not local.runs_locally(spark) if reads_in_spark is None else reads_in_spark
+    lock = load_lock.lock_path(staging.local_folder(spark.conf.get(WAREHOUSE_CONF)), raw_schema)
+    with load_lock.holding(lock, load_id, wait=wait, say=_say):
+        return _load_locked(spark, files, plan, load_id, spool, in_spark, progress, t0)
+
+
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _load_locked(spark, files, plan, load_id, spool, in_spark, progress, t0) -> LoadSummary:
     # Started before the first catalog access: the pool's processes start while the metastore opens.
     reads = None if in_spark else local.LocalReads(spark.conf.get(WAREHOUSE_CONF), local.local_parallelism(spark))
     results: dict[str, list] = {}

@@ -21,7 +21,8 @@ COMMIT = "_commit"  # commits a staged load
 PUBLISH = "_publish"  # moves a committed load's files into place; yields the statements that follow
 FINISH = "_finish"  # removes a published load's folder
 RELEASE = "_release"  # ends a load's spool
-ACTING = (LOAD_SQL, STAGE, COMMIT, PUBLISH, FINISH, RELEASE)
+UNLOCK = "_unlock"  # gives back the load lock a SQL plan took (mqsmf.load_lock)
+ACTING = (LOAD_SQL, STAGE, COMMIT, PUBLISH, FINISH, RELEASE, UNLOCK)
 
 
 def _true(value: str | None) -> bool:

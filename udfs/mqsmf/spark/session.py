@@ -71,6 +71,17 @@ def warehouse_dir(project_dir: str | os.PathLike | None = None) -> Path:
     return from_profile(project_dir)
 
 
+def load_lock_path(project_dir: str | os.PathLike | None = None, raw_schema: str | None = None) -> Path:
+    """The load lock (``mqsmf.load_lock``) of the local target's warehouse, known before its Spark
+    session starts: a load waits for another before it opens the embedded metastore."""
+    from .. import load_lock
+    from ..warehouse import RAW_SCHEMA
+    from .staging import local_folder
+
+    folder = local_folder(local_conf(project_dir)["spark.sql.warehouse.dir"])
+    return load_lock.lock_path(folder, raw_schema or RAW_SCHEMA)
+
+
 def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
     """The Spark parameters of the ``local`` target, rendered for this project."""
     import jinja2

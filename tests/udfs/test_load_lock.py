@@ -1,0 +1,130 @@
+"""One load at a time per warehouse (``mqsmf.load_lock``): a second load waits, then fails naming
+the running one; a dead load's lock is taken over; a SQL plan's lock lapses with its lease; a load
+nested in a run (``mqsmf run`` -> ``load_files``) does not wait for itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from mqsmf import load_lock
+from mqsmf.load_lock import LoadBusy
+
+HOLD = """
+import sys, time
+from pathlib import Path
+from mqsmf import load_lock
+load_lock.acquire(Path(sys.argv[1]), sys.argv[2], wait=0)
+print("held", flush=True)
+time.sleep(float(sys.argv[3]))
+"""
+
+
+def holder(lock: Path, load_id: str, seconds: float) -> subprocess.Popen:
+    """Another process holding the lock for ``seconds`` (then exiting without releasing it)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(lock), load_id, str(seconds)], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "held"
+    return proc
+
+
+def test_a_second_load_waits_then_fails_naming_the_running_one(tmp_path):
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    proc = holder(lock, "load-one", 30)
+    try:
+        said: list[str] = []
+        started = time.monotonic()
+        with pytest.raises(LoadBusy) as e:
+            load_lock.acquire(lock, "load-two", wait=1.0, say=said.append)
+        assert 1.0 <= time.monotonic() - started < 10
+        assert "load load-one" in str(e.value) and f"process {proc.pid}" in str(e.value) and str(lock) in str(e.value)
+        assert said and "waiting for load load-one" in said[0]
+        assert load_lock.read_owner(lock).load_id == "load-one"  # untouched
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_lock_of_a_load_that_died_is_taken_over(tmp_path):
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    proc = holder(lock, "killed-load", 60)
+    proc.kill()  # SIGKILL: no release
+    proc.wait()
+    said: list[str] = []
+    assert load_lock.acquire(lock, "next-load", wait=0, say=said.append)
+    assert load_lock.read_owner(lock).load_id == "next-load"
+    assert said == [f"mqsmf load: taking over the load lock {lock}: process {proc.pid} no longer runs"]
+    load_lock.release(lock, "next-load")
+    assert not lock.exists()
+
+
+def test_a_sql_plans_lock_lapses_when_the_plan_stops_advancing(tmp_path, monkeypatch):
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    # The owner: this (live) process standing for a Spark JVM whose dbt run stopped mid-plan.
+    assert load_lock.acquire(lock, "dbt-run", kind=load_lock.SQL_PLAN, pid=os.getpid())
+    monkeypatch.setenv(load_lock.LEASE_ENV, "60")
+    with pytest.raises(LoadBusy):
+        load_lock.acquire(lock, "other", kind=load_lock.SQL_PLAN, pid=os.getpid(), wait=0)
+    old = time.time() - 120
+    os.utime(lock / load_lock.OWNER_FILE, (old, old))
+    load_lock.renew(lock, "someone-else")  # only the owning load renews
+    assert "has not advanced" in (load_lock.stale_reason(lock, load_lock.read_owner(lock)) or "")
+    load_lock.renew(lock, "dbt-run")
+    assert load_lock.stale_reason(lock, load_lock.read_owner(lock)) is None
+    os.utime(lock / load_lock.OWNER_FILE, (old, old))
+    assert load_lock.acquire(lock, "other", kind=load_lock.SQL_PLAN, pid=os.getpid(), wait=0)
+    load_lock.release(lock, "dbt-run")  # not its lock any more: nothing happens
+    assert load_lock.read_owner(lock).load_id == "other"
+    load_lock.release(lock, "other")
+    assert not lock.exists()
+
+
+def test_a_lock_folder_without_an_owner_is_busy_then_stale(tmp_path):
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    lock.mkdir(parents=True)  # a maker between its mkdir and its owner file
+    with pytest.raises(LoadBusy, match="a load starting"):
+        load_lock.acquire(lock, "mine", wait=0)
+    old = time.time() - load_lock.UNNAMED_GRACE_SECONDS - 5
+    os.utime(lock, (old, old))
+    assert load_lock.acquire(lock, "mine", wait=0)
+    load_lock.release(lock, "mine")
+
+
+def test_a_load_inside_a_run_does_not_wait_for_the_run(tmp_path):
+    lock = load_lock.lock_path(tmp_path / "a" / ".." / "a", "SMF_RAW")  # one lock whatever the spelling
+    assert lock == load_lock.lock_path(tmp_path / "a", "smf_raw")
+    with load_lock.holding(lock, "the-run", wait=0):
+        with load_lock.holding(lock, "its-load", wait=0):
+            assert json.loads((lock / load_lock.OWNER_FILE).read_text())["load_id"] == "the-run"
+        assert lock.exists()  # the inner hold gave nothing back
+        proc = subprocess.run(
+            [sys.executable, "-c", HOLD, str(lock), "outsider", "0"], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode != 0 and "load the-run" in proc.stderr
+    assert not lock.exists()
+
+
+def test_two_loads_racing_for_a_dead_loads_lock_get_it_one_at_a_time(tmp_path):
+    """Breaking a stale lock renames it first: of several loads that find it stale, each one that
+    makes the lock again holds it alone."""
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    proc = holder(lock, "dead", 60)
+    proc.kill()
+    proc.wait()
+    script = HOLD.replace('print("held", flush=True)', 'print("held", time.time(), flush=True)')
+    racers = [
+        subprocess.Popen([sys.executable, "-c", script.replace("wait=0", "wait=30"), str(lock), f"racer{i}", "1"],
+                         stdout=subprocess.PIPE, text=True)
+        for i in range(3)
+    ]  # fmt: skip
+    held = sorted(float(r.communicate(timeout=120)[0].split()[1]) for r in racers)
+    assert all(r.returncode == 0 for r in racers)
+    # Each held it for a second after the previous one's owner died (a dead racer's lock is stale).
+    assert all(b - a >= 0.9 for a, b in zip(held, held[1:], strict=False)), held
