@@ -128,3 +128,36 @@ def test_two_loads_racing_for_a_dead_loads_lock_get_it_one_at_a_time(tmp_path):
     assert all(r.returncode == 0 for r in racers)
     # Each held it for a second after the previous one's owner died (a dead racer's lock is stale).
     assert all(b - a >= 0.9 for a, b in zip(held, held[1:], strict=False)), held
+
+
+def test_the_hooks_plan_takes_the_lock_as_its_jvm_and_gives_it_back_last(tmp_path, monkeypatch):
+    """What the dbt on-run-start hook reads (the `_load_sql` plan): reading it takes the lock, the
+    owner being the process above the reading worker (Spark's JVM or its Python daemon), and the
+    plan's last statements give it back."""
+    pytest.importorskip("pyspark")
+    from mqsmf.spark.load import UNLOCK_LABEL, plan_from_options
+
+    dump = tmp_path / "day.dat"
+    dump.write_bytes(b"\x00" * 64)
+    warehouse = tmp_path / "spark-warehouse"
+    options = {
+        "paths": json.dumps([str(dump)]),
+        "raw_schema": "smf_raw",
+        "load_id": "dbt-1",
+        "warehouse": f"file:{warehouse}",
+    }
+    steps = plan_from_options(options)
+    lock = load_lock.lock_path(warehouse, "smf_raw")
+    owner = load_lock.read_owner(lock)
+    assert (owner.load_id, owner.kind, owner.pid) == ("dbt-1", load_lock.SQL_PLAN, os.getppid())
+    labels = [s.label for s in steps]
+    assert labels.index(UNLOCK_LABEL) == len(labels) - 2  # then only the view's removal
+    assert labels.index(UNLOCK_LABEL) > max(
+        i for i, label in enumerate(labels) if label == "recover" or label == "publish"
+    )
+    assert plan_from_options(options) and load_lock.read_owner(lock).load_id == "dbt-1"  # read again: still its own
+    monkeypatch.setenv(load_lock.WAIT_ENV, "0")
+    with pytest.raises(LoadBusy, match="load dbt-1"):  # another dbt run's plan
+        plan_from_options({**options, "load_id": "dbt-2"})
+    load_lock.release(lock, "dbt-1")
+    assert not lock.exists()

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from mqsmf import read_file, warehouse
+from mqsmf import load_lock, read_file, warehouse
 from mqsmf.spark import staging
 
 from .smf_samples import sample
@@ -37,6 +37,9 @@ def test_the_macro_loads_the_paths_of_the_dbt_var(spark, dbt):
     assert not [v for v in spark.catalog.listTables() if v.isTemporary and v.name.startswith("mqsmf_load")]
     area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), raw)
     assert staging.pending_loads(area) == []  # published, then the load's folder removed
+    # The plan held the warehouse's load lock (as its owner, the JVM reading it) and gave it back last.
+    lock = load_lock.lock_path(area.db.parent, raw)
+    assert not lock.exists()
 
 
 def test_without_paths_every_raw_table_exists_and_is_empty(spark, dbt):
