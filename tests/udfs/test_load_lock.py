@@ -112,8 +112,8 @@ def test_a_load_inside_a_run_does_not_wait_for_the_run(tmp_path):
 
 
 def test_two_loads_racing_for_a_dead_loads_lock_get_it_one_at_a_time(tmp_path):
-    """Breaking a stale lock renames it first: of several loads that find it stale, each one that
-    makes the lock again holds it alone."""
+    """Judging an owner and breaking its lock happen under one guard: a load can never break the
+    lock another has just made in place of the stale one, so each racer holds it alone."""
     lock = load_lock.lock_path(tmp_path, "smf_raw")
     proc = holder(lock, "dead", 60)
     proc.kill()

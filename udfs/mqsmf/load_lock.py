@@ -22,6 +22,7 @@ system: loads from several machines need a warehouse folder they all see (as the
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -97,6 +98,11 @@ def _alive(pid: int, started: str) -> bool:
         return False
     except PermissionError:
         return True
+    try:  # a process that ended but whose parent has not yet reaped it (a zombie) runs no load
+        if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+            return False
+    except (OSError, IndexError):
+        pass
     return not started or _process_start(pid) in ("", started)
 
 
@@ -132,15 +138,25 @@ _held: dict[Path, int] = {}  # locks this process holds -> depth (a load inside 
 _held_guard = threading.Lock()
 
 
-def _break(lock: Path) -> None:
-    """Remove a stale lock: renamed first, so that of two loads breaking it only one succeeds and
-    neither removes a lock the other has made meanwhile."""
-    aside = lock.with_name(f"{lock.name}.stale-{uuid.uuid4().hex[:8]}")
+@contextmanager
+def _guard(lock: Path) -> Iterator[None]:
+    """Serialises the short critical sections (make the lock and name its owner; judge an owner and
+    break its lock; give a lock back) across processes, with an advisory lock on a file beside the
+    lock that is never removed: without it, a load judging an old owner stale could break the lock
+    another load has just made in its place."""
+    fd = os.open(f"{lock}.guard", os.O_CREAT | os.O_RDWR, 0o644)
     try:
-        os.rename(lock, aside)
-    except OSError:
-        return
-    shutil.rmtree(aside, ignore_errors=True)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _write_owner(lock: Path, owner: Owner) -> None:
+    tmp = lock / f".{OWNER_FILE}.{uuid.uuid4().hex[:8]}"
+    tmp.write_text(json.dumps(asdict(owner)))
+    os.replace(tmp, lock / OWNER_FILE)
 
 
 def acquire(
@@ -172,33 +188,28 @@ def acquire(
     said = False
     lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        try:
-            os.mkdir(lock)
-        except FileExistsError:
-            current = read_owner(lock)
-            if current is not None and current.load_id == load_id:
-                break  # this load's own lock (a plan read again): it holds it still
-            reason = stale_reason(lock, current)
-            if reason:
-                if say:
-                    say(f"mqsmf load: taking over the load lock {lock}: {reason}")
-                _break(lock)
-                continue
-            if time.monotonic() >= deadline:
-                running = current.describe(lock) if current else f"a load starting (lock {lock})"
-                raise LoadBusy(
-                    f"another load is running into this warehouse: {running}; waited {limit:.0f} s ({WAIT_ENV} or "
-                    "--wait sets how long). Remove the lock folder only if no load runs."
-                ) from None
-            if say and not said:
-                said = True
-                say(f"mqsmf load: waiting for {current.describe(lock) if current else 'a load starting'}")
-            time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())) or POLL_SECONDS / 10)
-            continue
-        break
-    tmp = lock / f".{OWNER_FILE}.{uuid.uuid4().hex[:8]}"
-    tmp.write_text(json.dumps(asdict(owner)))
-    os.replace(tmp, lock / OWNER_FILE)
+        with _guard(lock):
+            current = read_owner(lock) if lock.exists() else None
+            reason = stale_reason(lock, current) if lock.exists() else None
+            # Free, stale, or this load's own lock (its plan read again): take it.
+            if not lock.exists() or reason or (current is not None and current.load_id == load_id):
+                if reason:
+                    if say:
+                        say(f"mqsmf load: taking over the load lock {lock}: {reason}")
+                    shutil.rmtree(lock, ignore_errors=True)
+                lock.mkdir(exist_ok=True)
+                _write_owner(lock, owner)
+                break
+        if time.monotonic() >= deadline:
+            running = current.describe(lock) if current else f"a load starting (lock {lock})"
+            raise LoadBusy(
+                f"another load is running into this warehouse: {running}; waited {limit:.0f} s ({WAIT_ENV} or "
+                "--wait sets how long). Remove the lock folder only if no load runs."
+            )
+        if say and not said:
+            said = True
+            say(f"mqsmf load: waiting for {current.describe(lock) if current else 'a load starting'}")
+        time.sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())) or POLL_SECONDS / 10)
     if kind == PROCESS:
         with _held_guard:
             _held[lock] = 1
@@ -221,9 +232,10 @@ def release(lock: Path, load_id: str) -> None:
             _held[lock] = depth - 1
             return
         _held.pop(lock, None)
-    owner = read_owner(lock)
-    if owner is not None and owner.load_id == load_id:
-        _break(lock)
+    with _guard(lock):
+        owner = read_owner(lock)
+        if owner is not None and owner.load_id == load_id:
+            shutil.rmtree(lock, ignore_errors=True)
 
 
 @contextmanager
