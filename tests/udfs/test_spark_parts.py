@@ -221,7 +221,8 @@ def test_load_plan_covers_every_table_and_quotes_what_it_embeds():
     assert load.natural_key("QPST") == [
         "`qmgr`",
         "`smf_subtype`",
-        "coalesce(`interval_start`, `record_stck`)",
+        # the interval start, else the STCK, else the SMF header's local time (read as UTC)
+        "coalesce(interval_start, record_stck, cast(smf_time_local as timestamp))",
         "`QPSTPOOL`",
     ]
     only_tables = load.load_plan([])
