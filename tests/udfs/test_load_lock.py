@@ -161,3 +161,21 @@ def test_the_hooks_plan_takes_the_lock_as_its_jvm_and_gives_it_back_last(tmp_pat
         plan_from_options({**options, "load_id": "dbt-2"})
     load_lock.release(lock, "dbt-1")
     assert not lock.exists()
+
+
+def test_a_nested_load_is_recognised_whatever_the_spelling_of_the_lock_path(tmp_path):
+    real = tmp_path / "warehouse"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    outer = load_lock.lock_path(real, "smf_raw")
+    inner = load_lock.lock_path(tmp_path / "link", "smf_raw")  # the same folder through a link
+    assert outer != inner
+    with load_lock.holding(outer, "the-run", wait=0):
+        with load_lock.holding(inner, "its-load", wait=0):  # would wait for itself, then fail
+            assert load_lock.read_owner(outer).load_id == "the-run"
+        assert outer.exists()
+    assert not outer.exists()
+    # Nothing is left behind that would make a later load in this process skip the lock.
+    assert load_lock.acquire(inner, "later", wait=0)
+    load_lock.release(inner, "later")
+    assert not outer.exists()

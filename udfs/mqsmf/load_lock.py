@@ -190,6 +190,8 @@ def acquire(
     while True:
         with _guard(lock):
             current = read_owner(lock) if lock.exists() else None
+            if kind == PROCESS and current is not None and _is_this_process(current):
+                return False  # held by this process already, under another spelling of its path
             reason = stale_reason(lock, current) if lock.exists() else None
             # Free, stale, or this load's own lock (its plan read again): take it.
             if not lock.exists() or reason or (current is not None and current.load_id == load_id):
@@ -214,6 +216,16 @@ def acquire(
         with _held_guard:
             _held[lock] = 1
     return True
+
+
+def _is_this_process(owner: Owner) -> bool:
+    pid = os.getpid()
+    return (
+        owner.kind == PROCESS
+        and owner.host == socket.gethostname()
+        and owner.pid == pid
+        and (owner.pid_started in ("", _process_start(pid)))
+    )
 
 
 def renew(lock: Path, load_id: str) -> None:
@@ -249,6 +261,7 @@ def holding(
     finally:
         if made:
             release(lock, load_id)
-        else:
+        else:  # nested: the outer hold gives it back
             with _held_guard:
-                _held[lock] = max(1, _held.get(lock, 1) - 1)
+                if _held.get(Path(lock), 0) > 1:
+                    _held[Path(lock)] -= 1
