@@ -14,9 +14,10 @@ Python API::
 
 The model, the record layout rules and the manifest are described in the modules: ``topology``
 (queue managers, pools, page sets, CF structures, queues), ``workload`` (the interval simulation
-and its invariants) with ``families`` (one module per structure family: the fields it computes),
-``pathology`` (--inject / --violate / partial records), ``rules`` (the oracle that proves each
-injection fires), ``corrupt`` (--corrupt), ``scenario`` (records, truth, manifest).
+and its invariants) with ``families`` (one module per structure family: the fields it computes)
+and ``state`` (what they carry between intervals), ``pathology`` (--inject / --violate / partial
+records), ``mp16_oracle`` (the oracle that proves each injection fires), ``corrupt`` (--corrupt),
+``scenario`` (records, truth, manifest).
 This module imports only numpy and pyarrow.
 """
 

@@ -43,6 +43,7 @@ from .mp16_oracle import (
     structure_size_mb,
     threshold_text,
 )
+from .state import QmgrInterval
 from .topology import (
     CAT_PRIVATE,
     CAT_SYS_POOL0,
@@ -52,7 +53,6 @@ from .topology import (
     ROLE_SYS,
     QueueManager,
 )
-from .workload import QmgrInterval
 
 # The MQ version that first has the fields a rule or check reads.
 RULE_VERSION = {

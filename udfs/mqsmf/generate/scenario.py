@@ -28,7 +28,8 @@ from .corrupt import apply_corruptions
 from .families.channel_initiator import accounted_channels, channel_object_name
 from .mp16_oracle import ORACLE_COLUMNS, evaluate_scenario
 from .pathology import plan
-from .workload import Effects, QmgrInterval, Simulation
+from .state import Effects, QmgrInterval
+from .workload import Simulation
 
 # Per subtype: triplets counted in QWHSNSDA, IFCID (QWHSIID; 0 where IBM documents none), and
 # the resource manager / release byte (the channel initiator differs).

@@ -9,7 +9,7 @@ import numpy as np
 from ..topology import QueueManager
 
 if TYPE_CHECKING:
-    from ..workload import Effects, QmgrState
+    from ..state import Effects, QmgrState
 
 POOL_COUNTERS = (
     "QPSTNBUF",

@@ -11,7 +11,7 @@ from ..config import US_PER_S
 from ..topology import QueueManager
 
 if TYPE_CHECKING:
-    from ..workload import Effects, QmgrState
+    from ..state import Effects, QmgrState
 
 # Log records and bytes per persistent MQ call (MP16-style averages: "How can we estimate the required
 # log data rate for a system?", ch. 1).

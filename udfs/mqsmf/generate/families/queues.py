@@ -17,7 +17,7 @@ from ..config import US_PER_S
 from ..topology import QueueManager
 
 if TYPE_CHECKING:
-    from ..workload import Effects, QueueState
+    from ..state import Effects, QueueState
 
 MAX_CLEAN_AGE_S = 30  # clean queues are drained: the oldest message is at most this old
 ROLLBACK_SHARE = 0.0005
