@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from .framing import FRAMINGS, FramingError
+from .project import find_project, version, version_mismatch
 
 EXIT_OK = 0
 EXIT_DATA = 1
@@ -37,17 +38,6 @@ MQ_SMF_TYPES = (115, 116)
 
 class InputError(Exception):
     """A problem with what the user gave us: one line on stderr, exit status 2."""
-
-
-def version() -> str:
-    try:
-        from importlib.metadata import version as dist_version
-
-        return dist_version("mqsmf")
-    except Exception:  # not installed as a distribution (e.g. run from a source tree)
-        from . import __version__
-
-        return __version__
 
 
 # -- output helpers shared by the commands --------------------------------------------------------
@@ -561,8 +551,6 @@ def _one_line(e: BaseException) -> str:
 def _warn_if_other_version(args: argparse.Namespace) -> None:
     """One line on stderr when the project this command works in was written (``mqsmf init``) by
     another version of the package: its models, macros and seeds may not be the ones this code expects."""
-    from .project import find_project, version_mismatch
-
     try:
         project = find_project(getattr(args, "project_dir", None))
         written = project and version_mismatch(project, version())

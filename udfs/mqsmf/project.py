@@ -42,6 +42,18 @@ GITIGNORE = """\
 """
 
 
+def version() -> str:
+    """This package's version: its distribution's, else (run from a source tree) ``mqsmf.__version__``."""
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("mqsmf")
+    except Exception:  # not installed as a distribution
+        from . import __version__
+
+        return __version__
+
+
 def is_project(path: Path) -> bool:
     return (path / "dbt_project.yml").is_file() and (path / "profiles" / "profiles.yml").is_file()
 
@@ -170,8 +182,6 @@ def add_subcommand(subparsers) -> None:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from .cli import version
-
     try:
         files, backups = init_project(args.dir, force=args.force, version=version())
     except OSError as e:
