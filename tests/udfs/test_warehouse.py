@@ -12,7 +12,7 @@ import yaml
 
 from mqsmf import warehouse
 from mqsmf.quality.expectations import AtMost
-from mqsmf.spark.session import local_conf
+from mqsmf.spark.profile import local_conf, warehouse_dir
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def _inside(path: Path, folder: Path) -> bool:
 def test_default_warehouse_is_the_project_warehouse_folder_outside_target(monkeypatch):
     monkeypatch.delenv(warehouse.WAREHOUSE_ENV, raising=False)
     monkeypatch.setenv("MQSMF_PROJECT_DIR", str(PROJECT_DIR))
-    where = warehouse.warehouse_dir(PROJECT_DIR)
+    where = warehouse_dir(PROJECT_DIR)
     assert where == PROJECT_DIR / "warehouse" == warehouse.default_warehouse_dir(PROJECT_DIR)
     conf = local_conf(PROJECT_DIR)
     # The parquet files, the metastore and Derby's log are all in it.
@@ -39,7 +39,7 @@ def test_default_warehouse_is_the_project_warehouse_folder_outside_target(monkey
 def test_the_environment_moves_the_warehouse(monkeypatch, tmp_path):
     monkeypatch.setenv(warehouse.WAREHOUSE_ENV, str(tmp_path / "data"))
     monkeypatch.setenv("MQSMF_PROJECT_DIR", str(PROJECT_DIR))
-    assert warehouse.warehouse_dir(PROJECT_DIR) == tmp_path / "data"
+    assert warehouse_dir(PROJECT_DIR) == tmp_path / "data"
     conf = local_conf(PROJECT_DIR)
     assert conf["spark.sql.warehouse.dir"] == str(tmp_path / "data" / "spark-warehouse")
 
@@ -54,7 +54,7 @@ def test_dbt_clean_and_removing_target_keep_the_data(monkeypatch, tmp_path):
     shutil.copytree(PROJECT_DIR / "profiles", project / "profiles")
     monkeypatch.delenv(warehouse.WAREHOUSE_ENV, raising=False)
     monkeypatch.setenv("MQSMF_PROJECT_DIR", str(project))
-    where = warehouse.warehouse_dir(project)
+    where = warehouse_dir(project)
     data = where / warehouse.SPARK_WAREHOUSE / "smf_raw.db" / "qpst" / "part-0.parquet"
     data.parent.mkdir(parents=True)
     data.write_bytes(b"rows")

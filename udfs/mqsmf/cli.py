@@ -573,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet, verbose = bool(getattr(args, "quiet", False)), bool(getattr(args, "verbose", False))
     _configure_logging(quiet, verbose)
     if verbose:  # Spark's own warnings too (the profile gives its JVM this level at start)
-        from .spark.session import LOG_LEVEL_ENV
+        from .spark.profile import LOG_LEVEL_ENV
 
         os.environ.setdefault(LOG_LEVEL_ENV, "warn")
     name = f"mqsmf {args.command}"

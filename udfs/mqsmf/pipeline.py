@@ -141,7 +141,8 @@ def file_away(landing: Path, paths: list[str], folder: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .cli import EXIT_DATA, InputError, emit_json, input_exit_status, show_progress
-    from .spark.session import local_session, resolve_project_dir
+    from .spark.profile import resolve_project_dir
+    from .spark.session import local_session
 
     try:
         project = resolve_project_dir(args.project_dir)

@@ -8,8 +8,8 @@ Location. The warehouse (Spark's parquet files, ``spark-warehouse/``) and its Hi
 2. else ``<project>/warehouse`` (the dbt project's root, next to ``dbt_project.yml``).
 
 ``profiles/profiles.yml`` (dbt target ``local``) writes exactly this rule into the Spark
-parameters, and :func:`warehouse_dir` reads the folder back from the rendered profile, so a site
-that edits the profile moves the data for ``mqsmf``, the tests and dbt alike. The folder is never
+parameters, and ``mqsmf.spark.profile.warehouse_dir`` reads the folder back from the rendered
+profile, so a site that edits the profile moves the data for ``mqsmf``, the tests and dbt alike. The folder is never
 under dbt's ``target/`` nor in ``clean-targets``: ``dbt clean`` and ``rm -rf target`` do not touch
 data.
 
@@ -214,12 +214,3 @@ def default_warehouse_dir(project_dir: str | os.PathLike) -> Path:
     """The warehouse folder the profile's default expression gives: $MQSMF_WAREHOUSE_DIR, else
     <project>/warehouse."""
     return Path(os.environ.get(WAREHOUSE_ENV) or Path(project_dir) / DEFAULT_WAREHOUSE_FOLDER).resolve()
-
-
-def warehouse_dir(project_dir: str | os.PathLike | None = None) -> Path:
-    """The warehouse folder of the project's ``local`` target, as its (rendered) profile says: the
-    folder holding ``spark-warehouse/``."""
-    from .spark.session import local_conf
-
-    conf = local_conf(project_dir)
-    return Path(conf["spark.sql.warehouse.dir"]).resolve().parent

@@ -39,7 +39,7 @@ import dagster as dg
 from dagster_dbt import DagsterDbtTranslator, DbtCliResource, DbtProject, dbt_assets
 
 from ..quality.checks import MARTS, RAW, catalogue
-from ..spark.session import resolve_project_dir
+from ..spark.profile import resolve_project_dir
 from ..warehouse import AUDIT_TABLE, PCF_SOURCE, QUARANTINE_TABLE, SMF_SOURCE, dbt_source, raw_table, raw_tables
 
 LOAD_ASSETS = "smf_raw"  # the load's multi-asset (and op) name; also its asset group

@@ -240,7 +240,7 @@ def _run(args: argparse.Namespace) -> int:
     outputs = {k: _out_path(getattr(args, k)) for k in ("json", "junit", "markdown", "write_baseline")}
     baseline, baseline_path = read_baseline_or_fail(args.baseline)
     try:
-        from ..spark.session import resolve_project_dir
+        from ..spark.profile import resolve_project_dir
     except ImportError as e:
         raise CheckError(f"the Spark layer is not available ({e})") from None
     try:
@@ -383,7 +383,7 @@ def _require_warehouse(project) -> None:
     if os.environ.get("MQSMF_SPARK_MASTER"):
         return  # an application on a cluster: its metastore is elsewhere
     try:
-        from ..spark.session import warehouse_dir
+        from ..spark.profile import warehouse_dir
 
         folder = warehouse_dir(project)
     except (ImportError, TypeError, AttributeError):

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
             runner = ThriftRunner()
             out = Path(args.out or "target/report")
         else:
-            from ..spark.session import local_session, resolve_project_dir
+            from ..spark.profile import resolve_project_dir
+            from ..spark.session import local_session
             from .data import SparkRunner
 
             project = resolve_project_dir(args.project_dir)

@@ -14,5 +14,7 @@ This package is the only place that imports pyspark, and it does so inside its m
   on-run-start macro ``load_smf_files``).
 - ``staging``: a load's file work (stage, commit, publish, finish), which the data source's acting
   reads do; ``local``: those reads in the loader's own worker processes, with a local master.
-- ``session``: ``local_session()``, configured from ``profiles/profiles.yml`` (target ``local``).
+- ``profile``: the project root and the ``local`` target's Spark parameters and warehouse folder,
+  rendered from ``profiles/profiles.yml`` as dbt renders them (no Spark).
+- ``session``: ``local_session()``, configured from that profile.
 """

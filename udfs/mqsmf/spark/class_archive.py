@@ -261,7 +261,7 @@ def main(workload: str | None = None) -> int:
     (Python source; argv[1] is the generated day), e.g. a smaller one in a test."""
     import subprocess
 
-    from .session import local_conf
+    from .profile import local_conf
 
     chosen = writing_plan(local_conf())
     if chosen.action != "write":  # in place already, being written, or not for this Java

@@ -77,7 +77,7 @@ def _add_load(subparsers) -> None:
 
 def _load(args: argparse.Namespace) -> int:
     from ..cli import EXIT_USAGE, InputError
-    from .session import resolve_project_dir
+    from .profile import resolve_project_dir
 
     try:
         root = resolve_project_dir(args.project_dir)
@@ -140,7 +140,8 @@ def _load_local(args: argparse.Namespace, root) -> int:
 
     from ..cli import emit_json, input_exit_status, show_progress
     from .load import load_files
-    from .session import load_lock_path, local_session, warehouse_dir
+    from .profile import warehouse_dir
+    from .session import load_lock_path, local_session
 
     files, not_dumps = recognised_files("mqsmf load", args.paths, args.framing)  # before Spark starts
     if not files and not_dumps:

@@ -1,9 +1,9 @@
 """The local SparkSession, configured exactly like the dbt ``local`` target.
 
 The Spark parameters live in one place, ``profiles/profiles.yml`` (``outputs.local.
-server_side_parameters``); this module renders them the way dbt does, with ``env_var()`` and
-``flags.PROFILES_DIR``, so ``mqsmf load``, the tests and ``dbt build`` share one warehouse and one
-metastore. Environment:
+server_side_parameters``); ``mqsmf.spark.profile`` renders them the way dbt does, with ``env_var()``
+and ``flags.PROFILES_DIR``, so ``mqsmf load``, the tests and ``dbt build`` share one warehouse and
+one metastore. Environment:
 
 - ``MQSMF_PROJECT_DIR``: the dbt project root. Default: the first folder from the current one
   upwards holding ``dbt_project.yml`` and ``profiles/profiles.yml``, else the checkout this package
@@ -29,46 +29,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
-PROFILE = "mqsmf"
-LOCAL_TARGET = "local"
-# dbt-spark forces this on every session it opens; set it here too so both behave the same.
-DBT_FORCED = {"spark.sql.ansi.enabled": "false"}
-# Spark parameters of an application on a cluster, from the environment (see the module doc).
-LOG_LEVEL_ENV = "MQSMF_SPARK_LOG_LEVEL"
-LOG_LEVEL_OPTION = "-Dmqsmf.spark.log.level="  # in the profile's spark.driver.extraJavaOptions
-CLUSTER_APP_ENV = {"MQSMF_PY_FILES": "spark.submit.pyFiles", "MQSMF_EXECUTOR_MEMORY": "spark.executor.memory"}
-
-
-def _is_project(path: Path) -> bool:
-    return (path / "dbt_project.yml").is_file() and (path / "profiles" / "profiles.yml").is_file()
-
-
-def resolve_project_dir(project_dir: str | os.PathLike | None = None) -> Path:
-    """The dbt project root: the argument, $MQSMF_PROJECT_DIR, a folder found upwards from the
-    current one, or the checkout of this package."""
-    given = project_dir or os.environ.get("MQSMF_PROJECT_DIR")
-    if given:
-        path = Path(given).expanduser().resolve()
-        if not _is_project(path):
-            raise FileNotFoundError(f"mqsmf: {path} is not the mqsmf dbt project (no dbt_project.yml + profiles/)")
-        return path
-    cwd = Path.cwd().resolve()
-    for path in (cwd, *cwd.parents, Path(__file__).resolve().parents[3]):
-        if _is_project(path):
-            return path
-    raise FileNotFoundError(
-        "mqsmf: cannot find the dbt project (dbt_project.yml + profiles/profiles.yml); "
-        "run from inside it, pass --project-dir or set MQSMF_PROJECT_DIR"
-    )
-
-
-def warehouse_dir(project_dir: str | os.PathLike | None = None) -> Path:
-    """The folder of the warehouse and metastore, as the profile says (``mqsmf.warehouse``)."""
-    from ..warehouse import warehouse_dir as from_profile
-
-    return from_profile(project_dir)
+from . import class_archive
+from .profile import local_conf, log_level, resolve_project_dir, warehouse_dir
 
 
 def load_lock_path(project_dir: str | os.PathLike | None = None, raw_schema: str | None = None) -> Path:
@@ -82,50 +45,11 @@ def load_lock_path(project_dir: str | os.PathLike | None = None, raw_schema: str
     return load_lock.lock_path(folder, raw_schema or RAW_SCHEMA)
 
 
-def local_conf(project_dir: str | os.PathLike | None = None) -> dict[str, str]:
-    """The Spark parameters of the ``local`` target, rendered for this project."""
-    import jinja2
-    import yaml
-
-    root = resolve_project_dir(project_dir)
-    profiles = yaml.safe_load((root / "profiles" / "profiles.yml").read_text())
-    params = profiles[PROFILE]["outputs"][LOCAL_TARGET].get("server_side_parameters") or {}
-
-    def env_var(name: str, default: str | None = None) -> str:
-        if name == "MQSMF_PROJECT_DIR":
-            return str(root)
-        value = os.environ.get(name, default)
-        if value is None:
-            raise KeyError(f"profiles.yml needs the environment variable {name}")
-        return value
-
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    context = {"env_var": env_var, "flags": SimpleNamespace(PROFILES_DIR=str(root / "profiles"))}
-    conf = {str(k): env.from_string(str(v)).render(context) for k, v in params.items()}
-    app = {key: os.environ[name] for name, key in CLUSTER_APP_ENV.items() if os.environ.get(name)}
-    if app.get("spark.submit.pyFiles"):
-        # Python functions Spark itself creates (the data source's readers) get no pyFiles includes:
-        # put the shipped files, fetched into each executor's working folder, on its Python path too.
-        shipped = [os.path.basename(p) for p in app["spark.submit.pyFiles"].split(",") if p]
-        app["spark.executorEnv.PYTHONPATH"] = os.pathsep.join(shipped)
-    return {**conf, **app, **DBT_FORCED}
-
-
-def log_level(conf: dict[str, str]) -> str | None:
-    """The level the profile gives Spark's log (None if it gives none)."""
-    for option in conf.get("spark.driver.extraJavaOptions", "").split():
-        if option.startswith(LOG_LEVEL_OPTION):
-            return option.removeprefix(LOG_LEVEL_OPTION).strip().lower()
-    return None
-
-
 def local_session(project_dir: str | os.PathLike | None = None):
     """The process's SparkSession for the ``local`` target (created on first call, then reused;
     dbt's ``method: session`` picks up the same one)."""
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
-
-    from . import class_archive
 
     root = resolve_project_dir(project_dir)
     os.environ["MQSMF_PROJECT_DIR"] = str(root)
