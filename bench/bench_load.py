@@ -78,8 +78,10 @@ def main() -> None:
             f"input          {size / 1e6:8.1f} MB: TESTCHL.dat x {copies} ({time.perf_counter() - t0:.1f} s to write)"
         )
 
-        from mqsmf.spark.load import ensure_tables_plan, load_files, raw_tables, run_steps
+        from mqsmf.spark.load import load_files, run_steps
+        from mqsmf.spark.plan import ensure_tables_plan
         from mqsmf.spark.session import local_session
+        from mqsmf.warehouse import raw_tables
 
         t0 = time.perf_counter()
         spark = local_session(ROOT)

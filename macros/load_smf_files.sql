@@ -3,7 +3,7 @@
     scheduler that loads once (mqsmf load) and then runs dbt several times does not load again;
     `dbt run-operation load_smf_files` also makes sure every raw table exists when nothing is loaded.
     The statements come from the mqsmf data source (structure '_load_sql'), which writes them with
-    mqsmf.spark.load.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
+    mqsmf.spark.plan.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
     query whose rows are more statements (those that complete a publication: registering the
     new partitions), run in its place. The plan holds the warehouse's load lock (mqsmf.load_lock)
     from its read to its last step: a second load waits for it, or fails naming it. -#}

@@ -31,7 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from mqsmf.spark import load, staging
+from mqsmf import warehouse
+from mqsmf.spark import load, plan, staging
 
 from .warehouse_digest import digest
 
@@ -65,9 +66,9 @@ def clean(spark, day) -> dict:
 def _env(work: Path, kill_after: str | None = None) -> dict:
     env = {**os.environ, "MQSMF_WAREHOUSE_DIR": str(work / "warehouse"), "MQSMF_SPOOL_DIR": str(work / "spool")}
     env["MQSMF_PROJECT_DIR"] = str(PROJECT_DIR)
-    env.pop(load.KILL_AFTER_ENV, None)
+    env.pop(plan.KILL_AFTER_ENV, None)
     if kill_after:
-        env[load.KILL_AFTER_ENV] = kill_after
+        env[plan.KILL_AFTER_ENV] = kill_after
     return env
 
 
@@ -116,7 +117,7 @@ def assert_one_clean_load(got: dict, clean: dict, committed_loads: int) -> None:
     assert got["tables"] == clean["tables"] | {
         # audit and load dates: one set of rows per committed load (checked per load below)
         t: got["tables"][t]
-        for t in (load.AUDIT_TABLE, load.LOAD_DATES_TABLE)
+        for t in (warehouse.AUDIT_TABLE, warehouse.LOAD_DATES_TABLE)
     }
     assert got["staged"] == [], got["staged"]  # no load folder left
     (reference,) = clean["audit_per_load"]
@@ -135,7 +136,7 @@ def test_a_failing_staging_task_commits_nothing_and_the_next_load_is_clean(spark
     stage: the load fails in its staging step, naming the file; nothing is committed and the raw
     tables are untouched, the load's folder left behind uncommitted; once the file is gone,
     the next load deletes that folder and leaves exactly what one clean load leaves."""
-    load.run_steps(spark, load.ensure_tables_plan(FAILING_RAW))
+    load.run_steps(spark, plan.ensure_tables_plan(FAILING_RAW))
     empty = digest(spark, FAILING_RAW)
     (when,) = {r[0] for r in spark.sql(f"SELECT DISTINCT interval_date FROM {CLEAN_RAW}.qpst").collect()}
     area = staging.Area(spark.conf.get("spark.sql.warehouse.dir"), FAILING_RAW)
@@ -175,10 +176,10 @@ def test_killed_while_staging_then_while_publishing_then_rerun_equals_one_clean_
         ("stage", 0),
         ("commit", 1),
         ("publish", 1),
-        (f"move {RAW}.{load.AUDIT_TABLE}", 1),
-        (f"publish {RAW}.{load.AUDIT_TABLE}", 1),
+        (f"move {RAW}.{warehouse.AUDIT_TABLE}", 1),
+        (f"publish {RAW}.{warehouse.AUDIT_TABLE}", 1),
         (f"publish {RAW}.qqst", 1),
-        (load.FINISH_LABEL, 1),
+        (plan.FINISH_LABEL, 1),
     ],
 )
 def test_killed_at_each_phase_then_rerun_equals_one_clean_load(tmp_path, day, clean, step, committed):

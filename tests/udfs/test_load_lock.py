@@ -135,7 +135,7 @@ def test_the_hooks_plan_takes_the_lock_as_its_jvm_and_gives_it_back_last(tmp_pat
     owner being the process above the reading worker (Spark's JVM or its Python daemon), and the
     plan's last statements give it back."""
     pytest.importorskip("pyspark")
-    from mqsmf.spark.load import UNLOCK_LABEL, plan_from_options
+    from mqsmf.spark.plan import UNLOCK_LABEL, plan_from_options
 
     dump = tmp_path / "day.dat"
     dump.write_bytes(b"\x00" * 64)

@@ -21,7 +21,7 @@ import pytest
 from mqsmf import layouts, read_file, warehouse
 from mqsmf.cli import main
 from mqsmf.framing import frame
-from mqsmf.spark import load, spool
+from mqsmf.spark import load, plan, spool
 
 from .smf_samples import sample
 from .warehouse_digest import digest
@@ -97,7 +97,7 @@ def test_every_raw_table_exists_with_the_contract_columns(spark, loads):
     assert tables >= set(warehouse.raw_tables())
     for table, schema in warehouse.raw_tables().items():
         got = [(f.name, f.dataType.simpleString()) for f in spark.table(f"{RAW}.{table}").schema]
-        assert got == [(f.name, load.spark_type(f.type)) for f in schema], table
+        assert got == [(f.name, plan.spark_type(f.type)) for f in schema], table
     assert warehouse.raw_tables()[warehouse.AUDIT_TABLE].names == [
         "load_id", "loaded_at", "source_file", "file_size", "source_sha256", "framing", "smf_type", "smf_subtype",
         "records_read", "records_decoded", "records_quarantined", "records_skipped", "records_with_unexpected_id", "load_date",
@@ -123,7 +123,7 @@ def test_overlapping_and_repeated_loads_never_duplicate_a_row(spark, loads, expe
         assert table.count() == len(keys_whole | keys_damaged), name
         assert first.rows_inserted[name] == len(keys_first | keys_damaged), name
         assert second.rows_inserted[name] == len(keys_whole - keys_first - keys_damaged), name
-        key_sql = ", ".join(load.natural_key(name))
+        key_sql = ", ".join(plan.natural_key(name))
         dupes = spark.sql(f"SELECT {key_sql}, count(*) AS n FROM {RAW}.{name.lower()} GROUP BY ALL HAVING n > 1")
         assert dupes.count() == 0, name
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqsmf import layouts, read_file
+from mqsmf import layouts, read_file, warehouse
 from mqsmf.framing import frame
-from mqsmf.spark import load, partitions
+from mqsmf.spark import partitions, plan
 from mqsmf.spark import spool as spool_store
 
 from .smf_samples import sample
@@ -206,28 +206,28 @@ def test_paths_expand_to_files_in_a_stable_order(tmp_path):
 
 def test_load_plan_covers_every_table_and_quotes_what_it_embeds():
     path = "/data/it's \\ here.dat"
-    steps = load.load_plan([path], load_id="L1", spool="/tmp/s")
+    steps = plan.load_plan([path], load_id="L1", spool="/tmp/s")
     sql = "\n".join(s.sql for s in steps)
-    for table in load.raw_tables():
+    for table in warehouse.raw_tables():
         assert f"CREATE TABLE IF NOT EXISTS `smf_raw`.`{table}`" in sql
-    assert load.literal(path) == "'/data/it\\'s \\\\ here.dat'"
-    assert load.literal(json.dumps([path])) in sql
-    labels = [s.label for s in steps if s.kind == load.EXPAND]
+    assert warehouse.literal(path) == "'/data/it\\'s \\\\ here.dat'"
+    assert warehouse.literal(json.dumps([path])) in sql
+    labels = [s.label for s in steps if s.kind == plan.EXPAND]
     assert labels == ["recover", "publish"]  # their rows are the statements that complete a publication
     acting = [s.label for s in steps if not s.label.startswith(("view ", "drop view ", "table ", "schema "))]
-    assert acting == ["recover", "decode files", "stage", "commit", "publish", load.RELEASE_LABEL]
+    assert acting == ["recover", "decode files", "stage", "commit", "publish", plan.RELEASE_LABEL]
     # the workers learn the warehouse folder from Spark SQL's variable substitution
     assert "warehouse '${spark.sql.warehouse.dir}'" in sql
-    assert load.natural_key("QPST") == [
+    assert plan.natural_key("QPST") == [
         "`qmgr`",
         "`smf_subtype`",
         # the interval start, else the STCK, else the SMF header's local time (read as UTC)
         "coalesce(interval_start, record_stck, cast(smf_time_local as timestamp))",
         "`QPSTPOOL`",
     ]
-    only_tables = load.load_plan([])
-    assert len(only_tables) == 1 + len(load.raw_tables()) + 3  # schema, tables, recover (view, read, drop)
-    assert load.ident("a`b") == "`a``b`"
+    only_tables = plan.load_plan([])
+    assert len(only_tables) == 1 + len(warehouse.raw_tables()) + 3  # schema, tables, recover (view, read, drop)
+    assert warehouse.ident("a`b") == "`a``b`"
 
 
 def test_cancelled_local_reads_leave_the_queued_partitions_unread(tmp_path, repeated):

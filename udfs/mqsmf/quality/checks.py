@@ -24,7 +24,7 @@ from typing import Any
 from ..decode import MAX_INTERVAL_US
 from ..layouts import QPSTCBSL_NOT_SET, Layout, column_name, layout, layouts
 from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
-from ..spark.load import natural_key
+from ..spark.plan import natural_key
 from ..warehouse import AUDIT_TABLE, QUARANTINE_TABLE, ident, literal, raw_table
 from .expectations import (
     AtMost,
@@ -1000,7 +1000,7 @@ def _structure_checks(tolerance: float) -> list[Check]:
             "records",
             Unique(("structure", "load_key"), "dq_rows_with_key"),
             when=(When("smf_type", "==", 115),),
-            source=f"{LAYOUTS_DOC}: natural keys in structures.csv; mqsmf.spark.load.natural_key",
+            source=f"{LAYOUTS_DOC}: natural keys in structures.csv; mqsmf.spark.plan.natural_key",
             description="A statistics structure instance appears once per natural key as the loader "
             "de-duplicates it (queue manager, subtype, interval start or, without one, the record's STCK "
             "time, and the queue, pool, CF structure, page set or task); twice means a record was loaded twice.",

@@ -10,8 +10,9 @@ This package is the only place that imports pyspark, and it does so inside its m
   partition decodes (directly, or once per load through the spool).
 - ``spool``: where a load keeps each partition decoded once for all its statements.
 - ``datasource``: ``spark.read.format("mqsmf")`` / ``CREATE TEMPORARY VIEW ... USING mqsmf``.
-- ``load``: the raw table contract and the SQL of a load (run by ``mqsmf load`` and by the dbt
-  on-run-start macro ``load_smf_files``).
+- ``plan``: the SQL of a load, which ``load`` runs for ``mqsmf load`` and the dbt on-run-start
+  macro ``load_smf_files`` through dbt; ``load``: running it from Python, crash-safe and
+  incremental.
 - ``staging``: a load's file work (stage, commit, publish, finish), which the data source's acting
   reads do; ``local``: those reads in the loader's own worker processes, with a local master.
 - ``profile``: the project root and the ``local`` target's Spark parameters and warehouse folder,

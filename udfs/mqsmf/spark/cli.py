@@ -5,7 +5,7 @@ warehouse, same metastore) with a progress bar (or, with ``MQSMF_SPARK_MASTER`` 
 application on that master); ``cluster`` asks dbt to run the on-run-start macro ``load_smf_files``
 against the ``cluster`` target: the Thrift server plans the load and its executors decode (it must
 see the paths). Also registers ``mqsmf cluster`` (``mqsmf.spark.cluster``). Both run
-the statements of ``mqsmf.spark.load.load_plan``. Imports nothing heavy until the command runs.
+the statements of ``mqsmf.spark.plan.load_plan``. Imports nothing heavy until the command runs.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Options:
 - ``structure``: a structure of ``mqsmf.layouts`` (any case), or a pseudo-structure:
   ``_audit`` (records read, decoded, quarantined and skipped per file, SMF type and subtype),
   ``_quarantine`` (bad spans: file, digest, offset, length, type, subtype, reason, raw bytes),
-  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.load``); the steps of a load, which
+  ``_load_sql`` (the statements of a load; see ``mqsmf.spark.plan``); the steps of a load, which
   act when read (``mqsmf.spark.staging``): ``_stage``, ``_commit``, ``_publish`` (yields the
   statements that complete it), ``_finish``, and ``_release`` (ends a load's spool).
 - ``framing``: auto (default), rdw, bdw or nordw.
@@ -44,8 +44,8 @@ from pyspark.sql.types import StructType
 from .. import load_lock
 from ..warehouse import RAW_SCHEMA
 from . import partitions, staging
-from .load import plan_from_options, publish_statements
 from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, UNLOCK, ReadOptions
+from .plan import plan_from_options, publish_statements
 from .spool import release_spool
 
 FORMAT = "mqsmf"
