@@ -1,9 +1,11 @@
 """Where the data lives: one folder outside dbt's target/, from the profile, moved by
-MQSMF_WAREHOUSE_DIR; ``dbt clean`` and ``rm -rf target`` leave it alone. And the SQL spelling of
-names and values the loader and the gate share."""
+MQSMF_WAREHOUSE_DIR; ``dbt clean`` and ``rm -rf target`` leave it alone. The SQL spelling of
+names and values the loader and the gate share. And the dbt project names the schemas and tables
+as ``mqsmf.warehouse`` does (dbt's own parse then holds every ``source()`` to its sources YAML)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -75,3 +77,38 @@ def test_names_and_values_are_quoted_for_spark_sql():
     assert warehouse.qualified("s", "t`x") == "`s`.`t``x`"
     assert warehouse.literal("it's \\ here") == "'it\\'s \\\\ here'"
     assert warehouse.literal(None) == "NULL" and warehouse.literal(True) == "true" and warehouse.literal(3) == "3"
+
+
+def _yaml(relative: str) -> dict:
+    return yaml.safe_load((PROJECT_DIR / relative).read_text())
+
+
+def test_the_dbt_project_names_schemas_and_tables_as_the_warehouse_contract_does():
+    raw_default = f"{{{{ var('raw_schema', '{warehouse.RAW_SCHEMA}') }}}}"
+    assert _yaml("dbt_project.yml")["vars"]["raw_schema"] == warehouse.RAW_SCHEMA
+    assert _yaml("dbt_project.yml")["models"]["mqsmf"]["marts"]["+schema"] == warehouse.MARTS_LAYER
+    # Every target writes to MQSMF_SCHEMA (else the default): the schema marts_schema() names.
+    outputs = _yaml("profiles/profiles.yml")["mqsmf"]["outputs"]
+    target_schema = f"{{{{ env_var('{warehouse.DBT_SCHEMA_ENV}', '{warehouse.DEFAULT_DBT_SCHEMA}') }}}}"
+    assert outputs and all(target["schema"] == target_schema for target in outputs.values())
+    # The sources: every table a load writes, each in the source dbt_source() names, in the raw schema.
+    declared: dict[str, str] = {}
+    for path in sorted((PROJECT_DIR / "models").rglob("*.yml")):
+        for source in yaml.safe_load(path.read_text()).get("sources") or []:
+            assert source["schema"] == raw_default, (path.name, source["name"])
+            declared.update({table["name"]: source["name"] for table in source["tables"]})
+    written = {
+        warehouse.raw_table(s): warehouse.dbt_source(warehouse.raw_table(s)) for s in warehouse.loaded_structures()
+    }
+    loads = {
+        t: warehouse.SMF_SOURCE for t in (warehouse.AUDIT_TABLE, warehouse.QUARANTINE_TABLE, warehouse.LOAD_DATES_TABLE)
+    }
+    assert declared == {**written, **loads}
+    # The load macro and any model that defaults the raw schema default it to the same name.
+    defaults = {
+        match
+        for folder in ("macros", "models")
+        for path in (PROJECT_DIR / folder).rglob("*.sql")
+        for match in re.findall(r"var\(\s*'raw_schema'\s*,\s*'([^']*)'\s*\)", path.read_text())
+    }
+    assert defaults == {warehouse.RAW_SCHEMA}

@@ -44,7 +44,9 @@ import pyarrow as pa
 
 RAW_SCHEMA = "smf_raw"
 QUALITY_SCHEMA = "mqsmf_quality"
-DEFAULT_DBT_SCHEMA = "mqsmf"  # profiles.yml: MQSMF_SCHEMA, else this; marts are <schema>_marts
+DBT_SCHEMA_ENV = "MQSMF_SCHEMA"  # profiles.yml: the targets' schema is this variable's value, else the default
+DEFAULT_DBT_SCHEMA = "mqsmf"
+MARTS_LAYER = "marts"  # dbt_project.yml +schema of models/marts/: dbt names it <target schema>_marts
 AUDIT_TABLE = "smf_load_audit"
 QUARANTINE_TABLE = "smf_quarantine"
 LOAD_DATES_TABLE = "smf_load_dates"
@@ -180,7 +182,7 @@ def structure_tables() -> list[str]:
 
 def marts_schema() -> str:
     """The schema of the dbt marts, as the profiles' targets name it: <MQSMF_SCHEMA or mqsmf>_marts."""
-    return f"{os.environ.get('MQSMF_SCHEMA', DEFAULT_DBT_SCHEMA)}_marts"
+    return f"{os.environ.get(DBT_SCHEMA_ENV, DEFAULT_DBT_SCHEMA)}_{MARTS_LAYER}"
 
 
 def ident(name: str) -> str:
