@@ -47,6 +47,7 @@ QUALITY_SCHEMA = "mqsmf_quality"
 DBT_SCHEMA_ENV = "MQSMF_SCHEMA"  # profiles.yml: the targets' schema is this variable's value, else the default
 DEFAULT_DBT_SCHEMA = "mqsmf"
 MARTS_LAYER = "marts"  # dbt_project.yml +schema of models/marts/: dbt names it <target schema>_marts
+MARTS_SCHEMA_HELP = f"schema of the dbt marts (default <{DBT_SCHEMA_ENV} or {DEFAULT_DBT_SCHEMA}>_{MARTS_LAYER})"
 AUDIT_TABLE = "smf_load_audit"
 QUARANTINE_TABLE = "smf_quarantine"
 LOAD_DATES_TABLE = "smf_load_dates"

@@ -20,7 +20,7 @@ import sys
 import textwrap
 from collections.abc import Callable, Mapping
 
-from ..warehouse import QUALITY_SCHEMA, RAW_SCHEMA, marts_schema
+from ..warehouse import MARTS_SCHEMA_HELP, QUALITY_SCHEMA, RAW_SCHEMA, marts_schema
 from .checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, ERROR, MARTS, RAW, SEVERITIES, STAGES, WARN
 
 ALL = "all"
@@ -70,9 +70,7 @@ def add_subcommand(subparsers) -> None:
         help=f"slack between consecutive intervals before a gap or overlap is reported (default {DEFAULT_INTERVAL_TOLERANCE_SECONDS:g})",
     )
     p.add_argument("--raw-schema", default=None, help=f"schema of the raw tables (default {RAW_SCHEMA})")
-    p.add_argument(
-        "--marts-schema", default=None, help="schema of the dbt marts (default <MQSMF_SCHEMA or mqsmf>_marts)"
-    )
+    p.add_argument("--marts-schema", default=None, help=MARTS_SCHEMA_HELP)
     p.add_argument(
         "--quality-schema",
         default=QUALITY_SCHEMA,

@@ -7,6 +7,8 @@ import argparse
 import os
 import sys
 
+from ..warehouse import MARTS_SCHEMA_HELP, QUALITY_SCHEMA
+
 
 def add_subcommand(subparsers) -> None:
     p = subparsers.add_parser(
@@ -23,8 +25,8 @@ def add_subcommand(subparsers) -> None:
         default=os.environ.get("MQSMF_TARGET", "local"),
         help="dbt target whose warehouse is read (default: $MQSMF_TARGET or local; cluster: the Thrift server)",
     )
-    p.add_argument("--marts-schema", help="schema of the dbt marts (default <MQSMF_SCHEMA or mqsmf>_marts)")
-    p.add_argument("--quality-schema", help="schema of dq_violations / dq_check_results (default mqsmf_quality)")
+    p.add_argument("--marts-schema", help=MARTS_SCHEMA_HELP)
+    p.add_argument("--quality-schema", help=f"schema of dq_violations / dq_check_results (default {QUALITY_SCHEMA})")
     p.add_argument(
         "--from",
         dest="start",

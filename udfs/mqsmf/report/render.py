@@ -16,6 +16,7 @@ from importlib import resources
 
 import pandas as pd
 
+from ..warehouse import QUALITY_SCHEMA
 from .charts import SECTIONS, charts
 from .model import SEVERITIES, ReportData
 
@@ -136,7 +137,7 @@ def render_quality(data: ReportData) -> str:
     if data.dq_checks is None:
         parts.append(
             '<p class="how">The data-quality gate has not written its results '
-            f"({esc(data.quality_schema or 'mqsmf_quality')}.dq_check_results): run <code>mqsmf check</code>.</p>"
+            f"({esc(data.quality_schema or QUALITY_SCHEMA)}.dq_check_results): run <code>mqsmf check</code>.</p>"
         )
         return "".join(parts) + "</section>"
     parts.append('<p class="how">Latest run of the data-quality gate (<code>mqsmf check</code>) per stage.</p>')

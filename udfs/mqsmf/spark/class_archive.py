@@ -291,11 +291,13 @@ import sys
 from mqsmf.spark import class_archive
 from mqsmf.spark.load import load_files
 from mqsmf.spark.session import local_session
+from mqsmf.warehouse import RAW_SCHEMA, qualified, raw_table
 spark = local_session()
 load_files(spark, [sys.argv[1]])
+queues, managers = qualified(RAW_SCHEMA, raw_table("QQST")), qualified(RAW_SCHEMA, raw_table("QMST"))
 spark.sql(
-    "SELECT s.qmgr, count(*), max(s.interval_start) FROM smf_raw.qqst s "
-    "JOIN smf_raw.qmst m ON s.qmgr = m.qmgr GROUP BY s.qmgr"
+    f"SELECT s.qmgr, count(*), max(s.interval_start) FROM {queues} s "
+    f"JOIN {managers} m ON s.qmgr = m.qmgr GROUP BY s.qmgr"
 ).collect()
 sys.exit(class_archive.end_jvm())
 """
