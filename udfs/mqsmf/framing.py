@@ -1,6 +1,6 @@
 """File framing: find the logical SMF records in a dump as transferred from z/OS.
 
-Three framings exist (layouts spec, section 1): RDW (each segment prefixed by a record descriptor
+Three framings exist (docs/decoding.md, *Framing*): RDW (each segment prefixed by a record descriptor
 word), BDW (raw VBS blocks of RDW segments) and NORDW (records concatenated, no descriptor words).
 Spanned records (first/middle/last segments) are reassembled so triplet offsets, which count the
 first segment's RDW, stay valid.
@@ -637,7 +637,7 @@ def _resync_nordw(b, start: int, n: int) -> int:
 
 
 def detect_framing(b, n: int | None = None) -> str:
-    """RDW, BDW or NORDW, judged from the first records (layouts spec, section 1.4)."""
+    """RDW, BDW or NORDW, judged from the first records (docs/decoding.md, *Framing*)."""
     n = len(b) if n is None else n
     if n < _SHORT_HEADER_NORDW:
         raise FramingError(f"{n} bytes is too short to hold an SMF record")

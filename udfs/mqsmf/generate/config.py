@@ -109,7 +109,7 @@ SUPPORTED_RULES = (
     "SUP09",
     "SUP10",
 )
-# Data invariants --violate can break (see pathology.VIOLATIONS for what each one writes).
+# Data invariants --violate can break (``pathology._Planner.violate`` writes each one).
 SUPPORTED_CHECKS = (
     "nmag_gt_flgt",
     "tmfg_gt_flgt",

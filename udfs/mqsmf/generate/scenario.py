@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from ..decode import TYPED, arrow_schema
 from ..encode import DumpWriter, RecordHeader, build_records, dump_record, encode, entry_block, version_length
 from ..framing import MAX_BLOCK
+from ..headers import QWHS_LONG, QWHX_SIZE, TRIPLET_AREA, TRIPLET_SIZE
 from ..layouts import layout, placements
 from . import topology as topo_mod
 from .config import US_PER_S, ScenarioConfig, iso
@@ -41,7 +42,8 @@ SUBTYPES = {
     216: dict(nsda=2, ifcid=0),
     231: dict(nsda=6, ifcid=0, rmid=231, release_byte=0),
 }
-RECORD_OVERHEAD = 28 + 8 * 2 + 52 + 16  # SMF header, 2 triplets, QWHS + QWHX: room left for instances
+# SMF header, 2 triplets (QWHS and one section), QWHS and QWHX: the record bytes not left for instances
+RECORD_OVERHEAD = TRIPLET_AREA + 2 * TRIPLET_SIZE + QWHS_LONG + QWHX_SIZE
 # Class 3 accounting (SMF 116): a task's 116/1 record holds its WTID, its WTAS and up to 8 WQ blocks
 # (25,076 bytes with V8's 2,792-byte blocks, as MP16 reports for eight queues); each 116/2
 # continuation record its WTID and up to 9 more WQ blocks. IFCID and resource manager as in the
