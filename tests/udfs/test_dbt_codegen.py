@@ -42,7 +42,7 @@ def test_a_changed_layout_meaning_makes_the_check_fail(tmp_path, monkeypatch):
         stale = dbt_codegen.stale_files(tmp_path)
     finally:
         dbt_codegen._staging_columns.cache_clear()
-    assert stale == [Path("models/staging/_stg_smf__models.yml"), Path("models/staging/_smf__sources.yml")]
+    assert stale == [Path("models/staging/smf/_stg_smf__models.yml"), Path("models/staging/smf/_smf__sources.yml")]
 
 
 def test_shared_columns_use_one_generated_doc_block():
@@ -51,8 +51,8 @@ def test_shared_columns_use_one_generated_doc_block():
     md = (ROOT / dbt_codegen.DOCS_FILE).read_text()
     defined = re.findall(r"\{% docs ([a-z0-9_]+) %\}", md)
     assert defined == list(dbt_codegen.shared_docs())
-    raw = (ROOT / "models/staging/_stg_smf__models.yml").read_text() + (
-        ROOT / "models/staging/_smf__sources.yml"
+    raw = (ROOT / "models/staging/smf/_stg_smf__models.yml").read_text() + (
+        ROOT / "models/staging/smf/_smf__sources.yml"
     ).read_text()
     used = set(re.findall(r"doc\('([a-z0-9_]+)'\)", raw))
     assert used == set(defined)
@@ -61,7 +61,7 @@ def test_shared_columns_use_one_generated_doc_block():
 
 
 def test_freshness_is_declared_on_the_structures_every_queue_manager_writes():
-    sources = yaml.safe_load((ROOT / "models/staging/_smf__sources.yml").read_text())["sources"][0]
+    sources = yaml.safe_load((ROOT / "models/staging/smf/_smf__sources.yml").read_text())["sources"][0]
     fresh = {t["name"]: t["config"] for t in sources["tables"] if "freshness" in t.get("config", {})}
     assert set(fresh) == {s.lower() for s in dbt_codegen.FRESHNESS_STRUCTURES}
     for config in fresh.values():
@@ -91,9 +91,9 @@ def test_a_hand_edited_staging_model_is_reported(tmp_path):
     for rel, text in dbt_codegen.render().items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
-    model = tmp_path / "models/staging/stg_smf__qpst.sql"
+    model = tmp_path / "models/staging/smf/stg_smf__qpst.sql"
     model.write_text(model.read_text().replace("qpstnbuf as buffers", "qpstnbuf as buffer_count"))
-    assert dbt_codegen.stale_files(tmp_path) == [Path("models/staging/stg_smf__qpst.sql")]
+    assert dbt_codegen.stale_files(tmp_path) == [Path("models/staging/smf/stg_smf__qpst.sql")]
 
 
 def _resolved(description: str) -> str:
@@ -103,7 +103,7 @@ def _resolved(description: str) -> str:
 
 
 def _staging_docs() -> dict[str, dict]:
-    docs = yaml.safe_load((ROOT / "models/staging/_stg_smf__models.yml").read_text())
+    docs = yaml.safe_load((ROOT / "models/staging/smf/_stg_smf__models.yml").read_text())
     models = {m["name"]: m for m in docs["models"]}
     for model in models.values():
         for column in model["columns"]:
@@ -116,7 +116,7 @@ def test_one_staging_model_per_structure_with_every_decoded_column():
     assert set(docs) == {f"stg_smf__{name.lower()}" for name in layouts()}
     for name, lay in layouts().items():
         model = docs[f"stg_smf__{name.lower()}"]
-        sql = (ROOT / f"models/staging/stg_smf__{name.lower()}.sql").read_text()
+        sql = (ROOT / f"models/staging/smf/stg_smf__{name.lower()}.sql").read_text()
         staged = {c.raw for c in dbt_codegen.staging_columns(lay)}
         control = {f.column for f in lay.data_fields if f.alias in dbt_codegen.CONTROL_ALIASES}
         # Every decoded column is staged except the control-block identifiers.
@@ -189,7 +189,7 @@ def test_every_staging_key_is_tested_unique():
 
 def test_the_staging_key_is_the_loaders_natural_key():
     def key(model: str) -> list[str]:
-        sql = (ROOT / f"models/staging/{model}.sql").read_text()
+        sql = (ROOT / f"models/staging/smf/{model}.sql").read_text()
         return re.findall(r"'([^']+)'", sql.split("surrogate_key([", 1)[1].split("])", 1)[0])
 
     # The time: interval start, else the STCK, else the SMF header's local time (no row is undated).
@@ -201,6 +201,6 @@ def test_the_staging_key_is_the_loaders_natural_key():
 def test_check_mode_reports_and_fails_on_a_stale_tree(tmp_path, capsys):
     (tmp_path / "dbt_project.yml").write_text("name: x\n")
     assert dbt_codegen.main(["--project-dir", str(tmp_path), "--check"]) == 1
-    assert "out of date: models/staging/stg_smf__qqst.sql" in capsys.readouterr().out
+    assert "out of date: models/staging/smf/stg_smf__qqst.sql" in capsys.readouterr().out
     assert dbt_codegen.main(["--project-dir", str(tmp_path)]) == 0
     assert dbt_codegen.main(["--project-dir", str(tmp_path), "--check"]) == 0

@@ -1,8 +1,8 @@
 """Generate the dbt staging layer from the layout tables.
 
-Every staging model (``models/staging/stg_smf__<structure>.sql``), its column documentation
-(``models/staging/_stg_smf__models.yml``) and the raw source declarations
-(``models/staging/_smf__sources.yml``) are written from :mod:`mqsmf.layouts`, so a field's name,
+Every staging model (``models/staging/smf/stg_smf__<structure>.sql``), its column documentation
+(``models/staging/smf/_stg_smf__models.yml``) and the raw source declarations
+(``models/staging/smf/_smf__sources.yml``) are written from :mod:`mqsmf.layouts`, so a field's name,
 meaning, unit and version live in one place and the docs cannot drift from the decoder.
 ``tests/udfs/test_dbt_codegen.py`` fails when the committed files differ from what this writes.
 
@@ -36,7 +36,7 @@ from .warehouse import (
     raw_tables,
 )
 
-STAGING_DIR = Path("models") / "staging"
+STAGING_DIR = Path("models") / "staging" / "smf"
 DOCS_FILE = STAGING_DIR / "_smf__docs.md"
 # Doc blocks of the columns every raw table and staging model shares are named smf__<staging alias>;
 # the intermediate models and marts use them too ({{ doc('smf__qmgr_name') }}).

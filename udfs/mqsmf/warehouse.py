@@ -94,8 +94,8 @@ def raw_table(structure: str) -> str:
     return structure.lower()
 
 
-# The dbt sources that declare the raw tables: the SMF ones (generated, models/staging/_smf__sources.yml)
-# and the PCF event messages (models/staging/_pcf__sources.yml).
+# The dbt sources that declare the raw tables: the SMF ones (generated, models/staging/smf/_smf__sources.yml)
+# and the PCF event messages (models/staging/pcf/_pcf__sources.yml).
 SMF_SOURCE = "smf_raw"
 PCF_SOURCE = "pcf_raw"
 
