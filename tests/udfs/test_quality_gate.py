@@ -131,6 +131,7 @@ def test_cli_lists_the_catalogue_without_spark(capsys):
     assert main(["check", "--list"]) == 0
     out = capsys.readouterr().out
     assert "qqst_nmag_within_flgt" in out and "Queue data records" in out and "stage marts" in out
+    assert "see it fail: mqsmf generate --violate nmag_gt_flgt" in out
 
 
 def test_cli_rejects_a_bad_severity_override(capsys):

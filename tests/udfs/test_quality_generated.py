@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mqsmf.generate import SUPPORTED_CHECKS, ScenarioConfig, Target, generate_scenario, write_scenario
+from mqsmf.invariants import VIOLATIONS
 from mqsmf.quality.checks import RAW, catalogue
 
 pytestmark = pytest.mark.spark
@@ -24,53 +25,21 @@ pytestmark = pytest.mark.spark
 SCENARIO = dict(seed=11, qmgrs=4, lpars=2, queues=20, intervals=6, versions=("9.4.3", "10.0.0", "9.3.3", "9.3.0"))
 # Interval-wide violations get their own queue managers, so one does not hide another.
 PLACED = {"interval_gap": "@QM04#2", "interval_overlap": "@QM02#3", "duplicate_record": "@QM03#1"}
-# Generator invariant -> the gate's checks that must name its rows (and no other).
-CHECKS_OF = {
-    # Either subset above FLGT puts their sum above it too.
-    "nmag_gt_flgt": {"qqst_nmag_within_flgt", "qqst_get_failures_within_flgt"},
-    "tmfg_gt_flgt": {"qqst_tmfg_within_flgt", "qqst_get_failures_within_flgt"},
-    "get_failures_gt_flgt": {"qqst_get_failures_within_flgt"},
-    "browse_failures_gt_flbr": {"qqst_browse_failures_within_flbr"},
-    "handles_outside_watermarks": {"qqst_input_handle_watermarks"},
-    "put_bytes_above_max_size": {"qqst_put_bytes_within_message_sizes"},
-    "put_bytes_without_puts": {"qqst_put_bytes_need_puts"},
-    "get_bytes_without_gets": {"qqst_get_bytes_need_gets"},
-    "browse_bytes_without_browses": {"qqst_browse_bytes_need_browses"},
-    "last_put_after_record": {"qqst_last_put_get_not_after_record"},
-    "negative_depth": {"qqst_depth_not_negative"},
-    "cf_structure_mismatch": {"qqst_shared_queue_one_cf_structure"},
-    # A private queue's partial record zeroes only the age: its depth is still checked.
-    "partial_private_depth_above_high": {"qqst_depth_below_high_watermark"},
-    "partial_nonzero_depth": {"qqst_partial_shared_depth_zero"},
-    "partial_nonzero_age": {"qqst_partial_shared_age_zero"},
-    "puts_split": {"qqst_puts_split"},
-    "put1_split": {"qqst_put1_split"},
-    "gets_split": {"qqst_gets_split"},
-    "put_bytes_split": {"qqst_put_bytes_split"},
-    # DPLO above DPHI also puts DPLO above the current depth.
-    "dplo_gt_dphi": {"qqst_depth_watermarks", "qqst_depth_above_low_watermark"},
-    "depth_outside_watermarks": {"qqst_depth_below_high_watermark"},
-    # MSMI raised above MSMA and MSMA lowered below MSMI: both sides of the average break.
-    # ... and the bytes put fall below messages x minimum size.
-    "msg_size_order": {"qqst_message_size_min_avg", "qqst_message_size_avg_max", "qqst_put_bytes_within_message_sizes"},
-    # QPSTCBSL raised above QPSTNBUF, so above the current stealable count QPSTCBS <= QPSTNBUF.
-    "pool_free_gt_buffers": {"qpst_lowest_stealable_within_current"},
-    "pageset_unused_gt_total": {"qis1_unused_within_total"},
-    "interval_gap": {"interval_gap"},
-    "interval_overlap": {"interval_overlap"},
-    "duplicate_record": {"duplicate_record_in_input"},
-    # Known data pitfalls: valid data, named by a warning.
-    "qpst_stealable_never_set": {"pitfall_qpst_lowest_stealable_never_set"},
-    "dns_longest_request_carried_over": {"pitfall_qct_dns_longest_request_carried_over"},
-}
+# Generator invariant -> the gate's checks that must name its rows (and no other): mqsmf.invariants,
+# the one declaration the generator, the gate's catalogue and this test read.
+CHECKS_OF = {violation: set(v.breaks) for violation, v in VIOLATIONS.items()}
 # Statistics record kinds a generated queue manager writes every interval.
 SUBTYPES = ("115/1", "115/2", "115/201", "115/215", "115/216", "115/231")
 
 
 def test_every_generator_violation_is_mapped_to_gate_checks():
-    assert set(CHECKS_OF) == set(SUPPORTED_CHECKS)
-    names = {c.name for c in catalogue().for_stage(RAW).checks}
-    assert set().union(*CHECKS_OF.values()) <= names
+    assert tuple(VIOLATIONS) == SUPPORTED_CHECKS
+    checks = catalogue().for_stage(RAW).checks
+    assert set().union(*CHECKS_OF.values()) <= {c.name for c in checks}
+    # The catalogue names, per check, the violations that must break it: the same declaration read back.
+    planted = {c.name: set(c.planted_by) for c in checks if c.planted_by}
+    assert planted == {name: {v for v, names in CHECKS_OF.items() if name in names} for name in planted}
+    assert set(planted) == set().union(*CHECKS_OF.values())
 
 
 def _iso(text: str) -> datetime:

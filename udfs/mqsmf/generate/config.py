@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 
+from ..invariants import VIOLATIONS
+
 # MQ version -> (SM11xREL, QWHXREL). From MQ 10 the 3-character release says '946' and the real
 # version is in the QWHX extension header.
 VERSIONS: dict[str, tuple[str, str | None]] = {
@@ -109,39 +111,8 @@ SUPPORTED_RULES = (
     "SUP09",
     "SUP10",
 )
-# Data invariants --violate can break (``pathology._Planner.violate`` writes each one).
-SUPPORTED_CHECKS = (
-    "nmag_gt_flgt",
-    "tmfg_gt_flgt",
-    "partial_nonzero_depth",
-    "partial_nonzero_age",
-    "puts_split",
-    "put1_split",
-    "gets_split",
-    "put_bytes_split",
-    "dplo_gt_dphi",
-    "depth_outside_watermarks",
-    "msg_size_order",
-    "get_failures_gt_flgt",
-    "browse_failures_gt_flbr",
-    "handles_outside_watermarks",
-    "put_bytes_above_max_size",
-    "put_bytes_without_puts",
-    "get_bytes_without_gets",
-    "browse_bytes_without_browses",
-    "last_put_after_record",
-    "negative_depth",
-    "cf_structure_mismatch",
-    "partial_private_depth_above_high",
-    "pool_free_gt_buffers",
-    "pageset_unused_gt_total",
-    "interval_gap",
-    "interval_overlap",
-    "duplicate_record",
-    # Known data pitfalls (seeds/data_pitfalls.csv): valid MQ data the gate names with a warning.
-    "qpst_stealable_never_set",
-    "dns_longest_request_carried_over",
-)
+# Data invariants --violate can break, each with the gate's checks that catch it (``mqsmf.invariants``).
+SUPPORTED_CHECKS = tuple(VIOLATIONS)
 CORRUPTIONS = ("truncate", "bitflip", "badrdw")
 
 # An estate (``--preset estate``): two QSGs and three standalone queue managers, each with its own

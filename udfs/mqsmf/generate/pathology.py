@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..invariants import VIOLATIONS
 from ..layouts import QPSTCBSL_NOT_SET
 from .config import US_PER_S, Target, iso
 from .families.accounting import (
@@ -68,30 +69,9 @@ RULE_VERSION = {
     "CF10": "9.3.3",
     "CF13": "9.3.3",
 }
-CHECK_VERSION = {
-    "nmag_gt_flgt": "9.3.3",
-    "tmfg_gt_flgt": "9.3.3",
-    "partial_nonzero_age": "9.3.1",
-    "puts_split": "9.3.3",
-    "put1_split": "9.3.3",
-    "gets_split": "9.3.3",
-    "put_bytes_split": "9.3.3",
-    "dplo_gt_dphi": "9.3.3",
-    "depth_outside_watermarks": "9.3.3",
-    "msg_size_order": "9.3.3",
-    "get_failures_gt_flgt": "9.3.3",
-    "browse_failures_gt_flbr": "9.3.3",
-    "handles_outside_watermarks": "9.3.3",
-    "put_bytes_above_max_size": "9.3.3",
-    "put_bytes_without_puts": "9.3.3",
-    "get_bytes_without_gets": "9.3.3",
-    "browse_bytes_without_browses": "9.3.3",
-    "last_put_after_record": "9.3.1",
-    "partial_private_depth_above_high": "9.3.3",
-}
-# Invariants planted on queue managers before 9.3.3, whose records have no depth watermarks (a
-# negative depth there breaks nothing but the depth itself).
-CHECK_BEFORE = {"negative_depth": "9.3.3"}
+# Where a violation may be planted (``mqsmf.invariants``): the MQ versions whose records carry its fields.
+CHECK_VERSION = {check: v.since for check, v in VIOLATIONS.items() if v.since}
+CHECK_BEFORE = {check: v.before for check, v in VIOLATIONS.items() if v.before}
 LOG02_MESSAGE = 1024
 # Rules on class 3 accounting (SMF 116): injected as tasks of their own (Effects.accounting), each
 # on a queue manager interval no other accounting injection uses.
@@ -1787,10 +1767,7 @@ class _Planner:
             qm, k = self.place(target, cands, "queue manager interval")
             if check == "interval_gap":
                 self.out.record_hooks[(k, qm.name)] = {"drop": True}
-                rec.update(
-                    relation="the queue manager's records for this interval are missing: a gap between "
-                    "the previous interval's end and the next interval's start"
-                )
+                rec.update(relation=VIOLATIONS[check].writes)
             elif check == "interval_overlap":
                 shift = -min(300, self.seconds // 4) * US_PER_S
                 self.out.record_hooks[(k, qm.name)] = {"start_shift_us": shift}
@@ -1801,7 +1778,7 @@ class _Planner:
             else:
                 subtype = 215
                 self.out.duplicates.add((k, qm.name, subtype))
-                rec.update(smf_subtype=subtype, relation="the same record (115/215) is written twice in a row")
+                rec.update(smf_subtype=subtype, relation=VIOLATIONS[check].writes)
             rec.update(
                 qmgr=qm.name, object_type="queue_manager", object_name=qm.name, interval=k, interval_start=self.iso(k)
             )
@@ -1826,8 +1803,7 @@ class _Planner:
                 smf_subtype=231,
                 object_type="channel_initiator",
                 object_name="DNS task",
-                relation="no DNS request in the interval, the longest request dated in the interval before "
-                "(APAR PH69352: carried over)",
+                relation=VIOLATIONS[check].writes,
             )
         elif check in ("pool_free_gt_buffers", "qpst_stealable_never_set"):
             cands = [([("pool", qm.index, int(p), k)], (qm, int(p), k)) for qm in qms for p in qm.pools for k in ks]
@@ -1849,7 +1825,7 @@ class _Planner:
                 smf_subtype=215,
                 object_type="buffer_pool",
                 object_name=str(pool),
-                relation="QPSTCBSL X'7FFFFFFF' with QPSTCBS 0 (never set)" if never_set else "QPSTCBSL > QPSTNBUF",
+                relation=VIOLATIONS[check].writes,
             )
         elif check == "pageset_unused_gt_total":
             cands = [
@@ -1868,7 +1844,7 @@ class _Planner:
                 smf_subtype=201,
                 object_type="page_set",
                 object_name=str(ps),
-                relation="QIS1UNPG > QIS1TOPG",
+                relation=VIOLATIONS[check].writes,
             )
         else:
 
@@ -2007,7 +1983,7 @@ def _add_client_churn(qi: QmgrInterval, name: str, starts: int, msgs: int, m: in
 
 
 # Violations planted on a shared queue (the others on a busy private one).
-SHARED_QUEUE_CHECKS = ("partial_nonzero_depth", "partial_nonzero_age", "cf_structure_mismatch")
+SHARED_QUEUE_CHECKS = tuple(check for check, v in VIOLATIONS.items() if v.shared_queue)
 
 
 def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], None]:
@@ -2023,63 +1999,63 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
 
         if check == "nmag_gt_flgt":
             put("QQSTNMAG", int(qqst["QQSTFLGT"][q]) + 5)
-            rec["relation"] = "QQSTNMAG > QQSTFLGT (NMAG is a subset of FLGT)"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "tmfg_gt_flgt":
             put("QQSTTMFG", int(qqst["QQSTFLGT"][q]) + 3)
-            rec["relation"] = "QQSTTMFG > QQSTFLGT (TMFG is a subset of FLGT)"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "partial_nonzero_depth":
             put("QQSTPART", True)
             put("QQSTDPTH", max(17, int(qqst["QQSTDPTH"][q])))
             put("QQSTMAGE", 0)
-            rec["relation"] = "shared queue partial record (QQSTPART) with QQSTDPTH <> 0"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "partial_nonzero_age":
             put("QQSTPART", True)
             put("QQSTMAGE", max(42, int(qqst["QQSTMAGE"][q])))
             put("QQSTDPTH", 0)
-            rec["relation"] = "shared queue partial record (QQSTPART) with QQSTMAGE <> 0"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "puts_split":
             put("QQSTPUTS", int(qqst["QQSTNPPT"][q]) + int(qqst["QQSTPPT"][q]) + 7)
-            rec["relation"] = "QQSTPUTS <> QQSTNPPT + QQSTPPT"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "put1_split":
             put("QQSTPUT1", int(qqst["QQSTNPP1"][q]) + int(qqst["QQSTPP1"][q]) + 4)
-            rec["relation"] = "QQSTPUT1 <> QQSTNPP1 + QQSTPP1"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "gets_split":
             put("QQSTGETS", int(qqst["QQSTNPDG"][q]) + int(qqst["QQSTPDG"][q]) + 9)
-            rec["relation"] = "QQSTGETS <> QQSTNPDG + QQSTPDG"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "put_bytes_split":
             # A part grows, not the total: the bytes put stay within the message sizes.
             put("QQSTNPPB", int(qqst["QQSTNPPB"][q]) + 1000)
-            rec["relation"] = "QQSTPUTB <> QQSTNPPB + QQSTPPB"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "dplo_gt_dphi":
             put("QQSTDPLO", int(qqst["QQSTDPHI"][q]) + 3)
-            rec["relation"] = "QQSTDPLO > QQSTDPHI"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "depth_outside_watermarks":
             put("QQSTDPTH", int(qqst["QQSTDPHI"][q]) + 5)
-            rec["relation"] = "QQSTDPTH > QQSTDPHI on a complete record"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "msg_size_order":
             lo, hi = int(qqst["QQSTMSMI"][q]), int(qqst["QQSTMSMA"][q])
             put("QQSTMSMI", hi + 1)
             put("QQSTMSMA", max(0, lo - 1) if lo > 0 else 0)
-            rec["relation"] = "QQSTMSMI > QQSTMSMA"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "get_failures_gt_flgt":
             flgt = max(2, int(qqst["QQSTFLGT"][q]))
             put("QQSTFLGT", flgt)
             put("QQSTNMAG", flgt - 1)
             put("QQSTTMFG", 2)
-            rec["relation"] = "QQSTNMAG + QQSTTMFG > QQSTFLGT (each alone within it)"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "browse_failures_gt_flbr":
             put("QQSTNMAB", int(qqst["QQSTFLBR"][q]))
             put("QQSTTMFB", 1)
-            rec["relation"] = "QQSTNMAB + QQSTTMFB > QQSTFLBR"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "handles_outside_watermarks":
             put("QQSTIPCT", int(qqst["QQSTIPHI"][q]) + 2)
-            rec["relation"] = "QQSTIPCT > QQSTIPHI"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "put_bytes_above_max_size":
             msgs = int(qqst["QQSTPUTS"][q]) + int(qqst["QQSTPUT1"][q])
             extra = int(qqst["QQSTMSMA"][q]) * msgs - int(qqst["QQSTPUTB"][q]) - int(qqst["QQSTPT1B"][q]) + 1000
             put("QQSTPUTB", int(qqst["QQSTPUTB"][q]) + extra)
             put("QQSTNPPB", int(qqst["QQSTNPPB"][q]) + extra)
-            rec["relation"] = "QQSTPUTB + QQSTPT1B > QQSTMSMA x (QQSTPUTS + QQSTPUT1)"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check in ("put_bytes_without_puts", "get_bytes_without_gets", "browse_bytes_without_browses"):
             counts, amount, part = {
                 "put_bytes_without_puts": (
@@ -2095,21 +2071,21 @@ def _queue_violation(check: str, q: int, rec: dict) -> Callable[[QmgrInterval], 
             if int(qqst[amount][q]) == 0:  # keep the bytes' own split whole
                 put(amount, 100)
                 put(part, int(qqst[part][q]) + 100)
-            rec["relation"] = f"{amount} > 0 with {counts[0]} = 0"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "last_put_after_record":
             put("QQSTLPUT", int(qqst["QQSTLPUT"][q]) + 2 * 86_400 * US_PER_S)
-            rec["relation"] = "QQSTLPUT two days after the record time"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "negative_depth":
             put("QQSTDPTH", -5)
-            rec["relation"] = "QQSTDPTH < 0 (a record without depth watermarks)"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "cf_structure_mismatch":
             put("QQSTCFST", "OTHERSTRUCT")
-            rec["relation"] = "QQSTCFST names another CF structure than the queue's other rows in its QSG"
+            rec["relation"] = VIOLATIONS[check].writes
         elif check == "partial_private_depth_above_high":
             put("QQSTPART", True)
             put("QQSTMAGE", 0)
             put("QQSTDPTH", int(qqst["QQSTDPHI"][q]) + 5)
-            rec["relation"] = "private queue partial record (QQSTPART, age zeroed) with QQSTDPTH > QQSTDPHI"
+            rec["relation"] = VIOLATIONS[check].writes
         else:
             raise PlanError(f"no such check {check!r}")
         rec["fields_before"] = before

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..decode import MAX_INTERVAL_US
+from ..invariants import VIOLATIONS
 from ..layouts import QPSTCBSL_NOT_SET, Layout, column_name, layout, layouts
 from ..pcf.reader import STRUCTURE as EVENT_STRUCTURE
 from ..spark.plan import natural_key
@@ -104,6 +105,12 @@ class Check:
             raise ValueError(f"{self.name}: severity must be one of {SEVERITIES}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.name):
             raise ValueError(f"check name {self.name!r}: lower-case letters, digits and _ only")
+
+    @property
+    def planted_by(self) -> tuple[str, ...]:
+        """The generator's violations (``mqsmf generate --violate``) this check must report, as
+        ``mqsmf.invariants`` declares them."""
+        return tuple(violation for violation, v in VIOLATIONS.items() if self.name in v.breaks)
 
     @property
     def text(self) -> str:

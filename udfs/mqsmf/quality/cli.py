@@ -126,6 +126,10 @@ def list_catalogue(out=None) -> None:
             for c in checks:
                 print(f"    {c.name:46s} {c.severity:5s} {c.text}", file=out)
                 print(f"    {'':46s}       source: {c.source}", file=out)
+                if c.planted_by:
+                    print(
+                        f"    {'':46s}       see it fail: mqsmf generate --violate {','.join(c.planted_by)}", file=out
+                    )
 
 
 def _cell(value, width: int) -> str:
