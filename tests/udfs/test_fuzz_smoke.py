@@ -124,5 +124,13 @@ def test_the_benchmark_prints_its_limits_and_worst_cases(tmp_path):
     cmd = [sys.executable, str(HARNESS), "--inputs", "300", "--seed", "3", "--out", str(tmp_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    for line in ("inputs           300", "event messages", "limits ", "peak RSS", "slowest input", "worst case", "failures         0"):
+    for line in (
+        "inputs           300",
+        "event messages",
+        "limits ",
+        "peak RSS",
+        "slowest input",
+        "worst case",
+        "failures         0",
+    ):
         assert line in proc.stdout, line

@@ -222,3 +222,44 @@ def test_rows_without_a_store_clock_are_dated_and_loaded_once(spark, tmp_path):
     assert sorted((r.qqstqnam, r.d) for r in rows) == [
         ("APP.A", "2025-06-15"), ("APP.B", "2025-06-15"), ("APP.C", "2025-06-15"),
     ]  # fmt: skip
+
+
+def test_a_reader_of_audited_loads_sees_a_load_whole_or_not_at_all(spark, files, tmp_path):
+    """The dbt staging models read only rows of loads with audit rows (macro published_rows). The
+    loader publishes table by table, but a load's audit (and load dates) last, once every other
+    table's partitions are registered: such a reader, looking between any two steps of the
+    publication, sees none of the load's rows or all of them."""
+    from mqsmf.spark import plan, staging
+    from mqsmf.warehouse import AUDIT_TABLE, qualified
+
+    schema = "test_load_reveal"
+    spark.sql(f"DROP DATABASE IF EXISTS {schema} CASCADE")
+    load.load_files(spark, [files["first"]], raw_schema=schema)  # partitions exist: files appear in them
+    steps = plan.load_plan([files["second"]], raw_schema=schema, load_id="L2", spool=str(tmp_path / "spool"))
+    commit = next(i for i, s in enumerate(steps) if s.label == plan.COMMIT_LABEL)
+    load.run_steps(spark, steps[: commit + 2])  # staged and committed; published below, a step at a time
+    area = staging.Area(spark.conf.get(plan.WAREHOUSE_CONF), schema)
+    manifests = staging._manifests(area.load_dir("L2"))
+    tables = sorted(m["table"] for m in manifests if m["rows_added"] and m["table"] not in staging.REVEALED_LAST)
+    audit = qualified(schema, AUDIT_TABLE)
+
+    def seen(audited_only: bool = True) -> dict[str, int]:
+        """Rows of L2 per table, as a new reader sees them (its own listing of each table)."""
+        for table in [*tables, AUDIT_TABLE]:
+            spark.catalog.refreshTable(qualified(schema, table))
+        where = "load_id = 'L2'" + (f" AND load_id IN (SELECT load_id FROM {audit})" if audited_only else "")
+        union = " UNION ALL ".join(
+            f"SELECT '{t}' AS t, count(*) AS n FROM {qualified(schema, t)} WHERE {where}" for t in tables
+        )
+        return {r.t: r.n for r in spark.sql(union).collect()}
+
+    views = [(seen(), seen(audited_only=False))]
+    for step in plan.publish_statements(area, "L2"):  # the data files are moved now; then each statement
+        load.run_steps(spark, [step])
+        if not step.scaffold:
+            views.append((seen(), seen(audited_only=False)))
+    whole = views[-1][0]
+    assert len(tables) > 3 and all(whole.values()) and views[-1][1] == whole, views[-1]
+    assert all(audited == whole or not any(audited.values()) for audited, _ in views), views
+    # Not vacuous: before the reveal the load's rows were in the tables, and the reader did not see them.
+    assert any(any(raw.values()) and not any(audited.values()) for audited, raw in views), views

@@ -344,7 +344,7 @@ def render_sql(lay: Layout) -> str:
         "with",
         "",
         "source as (",
-        f"    select * from {{{{ source('{SMF_SOURCE}', '{lay.name.lower()}') }}}}",
+        f"    {{{{ published_rows(source('{SMF_SOURCE}', '{lay.name.lower()}')) }}}}",
         "),",
         "",
         "renamed as (",
@@ -366,11 +366,13 @@ def render_sql(lay: Layout) -> str:
         # The metastore cannot keep a view whose text is this long (WQST: 630 columns): a table, built
         # incrementally so that a load's new dates are staged without re-reading history.
         source = lines.index("source as (") + 1
-        lines[source] = f"    {{{{ select_changed_interval_dates(source('{SMF_SOURCE}', '{lay.name.lower()}')) }}}}"
+        lines[source] = (
+            f"    {{{{ published_rows(source('{SMF_SOURCE}', '{lay.name.lower()}'), changed_dates_only=true) }}}}"
+        )
         lines[3:3] = [
             "-- Incremental, not a view: the embedded metastore (Derby) stores a view's SQL in at most 32,700",
             "-- characters, and this model's is longer. By interval_date, like its raw table: a run stages the",
-            "-- dates the loads changed (macro select_changed_interval_dates).",
+            "-- dates the loads changed (macro published_rows, changed_dates_only).",
             "{{ config(",
             "    materialized='incremental',",
             "    incremental_strategy='insert_overwrite',",

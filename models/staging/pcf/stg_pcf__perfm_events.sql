@@ -5,7 +5,7 @@
 with
 
 source as (
-    select * from {{ source('pcf_raw', 'perfm_event') }}
+    {{ published_rows(source('pcf_raw', 'perfm_event')) }}
 ),
 
 renamed as (

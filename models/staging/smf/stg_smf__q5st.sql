@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'q5st') }}
+    {{ published_rows(source('smf_raw', 'q5st')) }}
 ),
 
 renamed as (

@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'qctadp') }}
+    {{ published_rows(source('smf_raw', 'qctadp')) }}
 ),
 
 renamed as (

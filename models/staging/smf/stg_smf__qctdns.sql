@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'qctdns') }}
+    {{ published_rows(source('smf_raw', 'qctdns')) }}
 ),
 
 renamed as (

@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'qis1') }}
+    {{ published_rows(source('smf_raw', 'qis1')) }}
 ),
 
 renamed as (

@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'qqst') }}
+    {{ published_rows(source('smf_raw', 'qqst')) }}
 ),
 
 renamed as (

@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'qtst') }}
+    {{ published_rows(source('smf_raw', 'qtst')) }}
 ),
 
 renamed as (

@@ -3,7 +3,7 @@
 -- Grain: one row per queue manager x record time (QWHSSTCK) x entry in the record.
 -- Incremental, not a view: the embedded metastore (Derby) stores a view's SQL in at most 32,700
 -- characters, and this model's is longer. By interval_date, like its raw table: a run stages the
--- dates the loads changed (macro select_changed_interval_dates).
+-- dates the loads changed (macro published_rows, changed_dates_only).
 {{ config(
     materialized='incremental',
     incremental_strategy='insert_overwrite',
@@ -14,7 +14,7 @@
 with
 
 source as (
-    {{ select_changed_interval_dates(source('smf_raw', 'wqst')) }}
+    {{ published_rows(source('smf_raw', 'wqst'), changed_dates_only=true) }}
 ),
 
 renamed as (

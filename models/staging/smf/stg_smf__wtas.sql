@@ -4,7 +4,7 @@
 with
 
 source as (
-    select * from {{ source('smf_raw', 'wtas') }}
+    {{ published_rows(source('smf_raw', 'wtas')) }}
 ),
 
 renamed as (

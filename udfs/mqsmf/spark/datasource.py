@@ -16,7 +16,8 @@ Options:
   ``_quarantine`` (bad spans: file, digest, offset, length, type, subtype, reason, raw bytes),
   ``_load_sql`` (the statements of a load; see ``mqsmf.spark.plan``); the steps of a load, which
   act when read (``mqsmf.spark.staging``): ``_stage``, ``_commit``, ``_publish`` (yields the
-  statements that complete it), ``_finish``, and ``_release`` (ends a load's spool).
+  statements that complete it), ``_reveal`` (the load's audit last: readers see it whole), ``_finish``,
+  and ``_release`` (ends a load's spool).
 - ``framing``: auto (default), rdw, bdw or nordw.
 - ``split_bytes``: RDW files larger than this are read as several partitions (default 64 MiB;
   0 = one partition per file).
@@ -44,7 +45,7 @@ from pyspark.sql.types import StructType
 from .. import load_lock
 from ..warehouse import RAW_SCHEMA
 from . import partitions, staging
-from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, STAGE, UNLOCK, ReadOptions
+from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, REVEAL, STAGE, UNLOCK, ReadOptions
 from .plan import plan_from_options, publish_statements
 from .spool import release_spool
 
@@ -56,12 +57,14 @@ RELEASE_SCHEMA = pa.schema([("spool", pa.string()), ("released", pa.bool_())])
 STAGE_SCHEMA = pa.schema([("table_name", pa.string()), ("files", pa.int32()), ("rows_added", pa.int64())])
 COMMIT_SCHEMA = pa.schema([("load_id", pa.string()), ("files", pa.int32()), ("summary", pa.string())])
 FINISH_SCHEMA = pa.schema([("folder", pa.string()), ("removed", pa.bool_())])
+REVEAL_SCHEMA = pa.schema([("folder", pa.string()), ("revealed", pa.bool_())])
 UNLOCK_SCHEMA = pa.schema([("lock", pa.string()), ("released", pa.bool_())])
 ACTING_SCHEMAS = {
     LOAD_SQL: LOAD_SQL_SCHEMA,
     PUBLISH: LOAD_SQL_SCHEMA,
     STAGE: STAGE_SCHEMA,
     COMMIT: COMMIT_SCHEMA,
+    REVEAL: REVEAL_SCHEMA,
     FINISH: FINISH_SCHEMA,
     RELEASE: RELEASE_SCHEMA,
     UNLOCK: UNLOCK_SCHEMA,
@@ -163,7 +166,7 @@ def _statements(steps) -> pa.RecordBatch:
 class LoadStepReader(DataSourceReader):
     """A step of a load that acts when read (``mqsmf.spark.staging``): ``_stage`` (a partition per
     task, run in parallel), ``_commit``, ``_publish`` (its rows: the statements that follow) and
-    ``_finish``. Options: warehouse, raw_schema, load_id, loaded_at_us, spool, folder."""
+    ``_reveal``, ``_finish``. Options: warehouse, raw_schema, load_id, loaded_at_us, spool, folder."""
 
     def __init__(self, options: Mapping[str, str], target: str) -> None:
         self.options = dict(options)
@@ -203,6 +206,9 @@ class LoadStepReader(DataSourceReader):
             yield pa.RecordBatch.from_pydict(row, schema=COMMIT_SCHEMA)
         elif self.target == PUBLISH:
             yield _statements(self.publish_steps())
+        elif self.target == REVEAL:
+            revealed = staging.reveal(self.area, o["folder"])
+            yield pa.RecordBatch.from_pydict({"folder": [o["folder"]], "revealed": [revealed]}, schema=REVEAL_SCHEMA)
         elif self.target == FINISH:
             removed = staging.finish(self.area, o["folder"])
             yield pa.RecordBatch.from_pydict({"folder": [o["folder"]], "removed": [removed]}, schema=FINISH_SCHEMA)

@@ -23,12 +23,14 @@ The steps (parquet only, no table format; the file work is ``mqsmf.spark.staging
 4. *commit*: once every task finished, the load's ``smf_load_dates`` rows are staged too and the
    commit marker written;
 5. *publish*: the staged files are moved into their partition folders, the partitions registered
-   (``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``, which also refreshes the table); the load's folder
-   is removed.
+   (``ALTER TABLE ... ADD IF NOT EXISTS PARTITION``, which also refreshes the table);
+6. *reveal*: then the load's ``smf_load_dates`` and ``smf_load_audit`` files, and their partitions:
+   the dbt staging models read only rows of loads with audit rows (macro ``published_rows``), so a
+   reader sees a load whole or not at all, never table by table; the load's folder is removed.
 
 A load killed before its commit leaves the raw tables untouched; killed after it, the next load
 completes its publication (a file already moved is not moved again; registering is idempotent).
-The audit rows of a load are published with its data: a load that died before its commit left no
+The audit rows of a load are published after its data: a load that died before its commit left no
 audit rows, the load that completes it has them all.
 
 Speed. A load adds files to the partitions it adds rows to and rewrites nothing; it runs a few

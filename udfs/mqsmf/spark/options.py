@@ -19,10 +19,11 @@ LOAD_SQL = "_load_sql"  # the statements of a load
 STAGE = "_stage"  # stages a load's new rows as files, from its spool (mqsmf.spark.staging)
 COMMIT = "_commit"  # commits a staged load
 PUBLISH = "_publish"  # moves a committed load's files into place; yields the statements that follow
+REVEAL = "_reveal"  # moves a published load's audit and load dates into place: readers see it whole
 FINISH = "_finish"  # removes a published load's folder
 RELEASE = "_release"  # ends a load's spool
 UNLOCK = "_unlock"  # gives back the load lock a SQL plan took (mqsmf.load_lock)
-ACTING = (LOAD_SQL, STAGE, COMMIT, PUBLISH, FINISH, RELEASE, UNLOCK)
+ACTING = (LOAD_SQL, STAGE, COMMIT, PUBLISH, REVEAL, FINISH, RELEASE, UNLOCK)
 
 
 def _true(value: str | None) -> bool:

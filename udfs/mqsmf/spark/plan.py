@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from .. import load_lock
 from ..warehouse import RAW_SCHEMA, ident, literal, partition_time_sql, qualified, raw_tables
 from . import partitions, staging
-from .options import COMMIT, FINISH, PUBLISH, RELEASE, STAGE, UNLOCK, ReadOptions
+from .options import COMMIT, FINISH, PUBLISH, RELEASE, REVEAL, STAGE, UNLOCK, ReadOptions
 from .spool import prune_spools, spool_base
 
 VIEW_PREFIX = "mqsmf_load_"
@@ -33,7 +33,8 @@ KILL_AFTER_ENV = staging.KILL_AFTER_ENV
 SQL, EXPAND = "sql", "expand"
 RELEASE_LABEL = "release spool"
 UNLOCK_LABEL = "release load lock"
-FINISH_LABEL = "finish load"
+FINISH_LABEL = staging.FINISH_LABEL
+REVEAL_LABEL = staging.REVEAL_LABEL
 COMMIT_LABEL = "commit"
 DECODE_LABEL = "decode files"
 # LoadSummary's counts that the commit returns (staging's manifests), besides rows_inserted.
@@ -115,10 +116,12 @@ def publish_plan(raw_schema: str, label: str = "publish", load_id: str | None = 
 def publish_statements(area: staging.Area, load_id: str | None) -> list[Step]:
     """The statements that complete a publication (what a ``_publish`` read returns)."""
     steps = []
+    acting = {FINISH_LABEL: FINISH, REVEAL_LABEL: REVEAL}
     for label, statement in staging.publish(area, load_id):
-        if label.startswith(FINISH_LABEL):
+        step = next((prefix for prefix in acting if label.startswith(prefix)), None)
+        if step:
             options = {"raw_schema": area.raw_schema, "warehouse": WAREHOUSE_SQL, "folder": statement}
-            steps += _file_steps(FINISH_LABEL, FINISH, options, "SELECT * FROM {view}")
+            steps += _file_steps(step, acting[step], options, "SELECT * FROM {view}")
         else:
             steps.append(Step(label, statement))
     return steps

@@ -1,8 +1,8 @@
 """The file side of a load: staging the new rows as parquet files, the commit, and publishing them
 by moving the files into the raw tables' partition folders. No Spark here: the data source runs
-these in its Python workers (``_stage``, ``_commit``, ``_publish``, ``_finish``; with a local
-master, the loader's own worker processes: ``mqsmf.spark.local``), and the load's
-SQL (``mqsmf.spark.load``) registers the partitions (which refreshes Spark's view of the tables).
+these in its Python workers (``_stage``, ``_commit``, ``_publish``, ``_reveal``, ``_finish``; with a
+local master, the loader's own worker processes: ``mqsmf.spark.local``), and the load's SQL
+(``mqsmf.spark.plan``) registers the partitions (which refreshes Spark's view of the tables).
 
 Where things are (one file system, so a move is an atomic rename)::
 
@@ -26,8 +26,9 @@ keys of one table plus one spool file at a time.
 Crash safety. Nothing outside the load's folder changes before ``COMMITTED`` exists, and it is
 written (atomically) only once every task's manifest is there. Publishing moves each staged file
 to its partition folder (a file already moved is not there to move again), then the SQL adds the
-partitions to the metastore (``ADD IF NOT EXISTS``, which refreshes the table); the load's folder is
-removed last, its commit marker first. Every load starts by publishing (again) every committed
+partitions to the metastore (``ADD IF NOT EXISTS``, which refreshes the table); the load's audit
+and load dates come last (:data:`REVEALED_LAST`: readers that keep to audited loads see the load
+whole or not at all); the load's folder is removed last, its commit marker first. Every load starts by publishing (again) every committed
 load folder it finds, and deleting every other one (a load that died before its commit: one load
 runs at a time). A load killed anywhere, then run again, leaves the rows of one clean load.
 """
@@ -71,6 +72,13 @@ from . import partitions
 from .spool import read_table, structure_files
 
 LOADS_FOLDER = "_mqsmf_loads"
+# A load's rows are visible to readers that keep to audited loads (the dbt staging models) once its
+# audit rows are: these tables' files are moved last, after every other table's partitions are
+# registered, so such a reader sees a load whole or not at all. The load dates before the audit: an
+# incremental build that sees a load's rows sees the dates they changed.
+REVEALED_LAST = (LOAD_DATES_TABLE, AUDIT_TABLE)
+REVEAL_LABEL = "reveal load"
+FINISH_LABEL = "finish load"
 STAGED = "staged"
 TASKS = "tasks.json"
 COMMITTED = "COMMITTED"
@@ -413,11 +421,38 @@ def commit(area: Area, load_id: str, loaded_at_us: int) -> dict:
     return summary
 
 
+def _move(area: Area, folder: Path, manifest: dict) -> None:
+    """Move a table's staged files of a load into their partition folders."""
+    for staged, live in manifest["moves"]:
+        source, target = folder / staged, area.db / live
+        if source.exists():  # else moved already, by a publication that died later
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+    kill_point(f"move {area.raw_schema}.{manifest['table']}")
+
+
+def _register(area: Area, manifest: dict) -> list[tuple[str, str]]:
+    """The statement that registers the partitions a table's moved files are in (none if it has none)."""
+    table = manifest["table"]
+    values = sorted({Path(live).parent.name.split("=", 1)[1] for _, live in manifest["moves"]})
+    if not values:
+        return []
+    column = ident(partition_column(table))
+    specs = " ".join(
+        f"PARTITION ({column} = {literal(v)}) LOCATION {literal(str(area.db / area.partition(table, v)))}"
+        for v in values
+    )
+    # Also for partitions that exist: the command refreshes Spark's cached listing of the table.
+    name = qualified(area.raw_schema, table)
+    return [(f"publish {area.raw_schema}.{table}", f"ALTER TABLE {name} ADD IF NOT EXISTS {specs}")]
+
+
 def publish(area: Area, load_id: str | None = None) -> list[tuple[str, str]]:
     """Move the staged files of committed loads into their partitions: of ``load_id`` (which must
     have committed), or (recovering, ``load_id`` None) of every committed load folder, deleting
     the others (loads that died before their commit). Returns the (label, statement) pairs that
-    complete the publication: register the partitions (refreshing the tables), remove the folders."""
+    complete the publication: register the partitions (refreshing the tables), reveal the load
+    (:func:`reveal`: its :data:`REVEALED_LAST` tables, then theirs), remove the folders."""
     if not area.loads.is_dir():
         return []
     folders = [area.load_dir(load_id)] if load_id else sorted(p for p in area.loads.iterdir() if p.is_dir())
@@ -428,35 +463,42 @@ def publish(area: Area, load_id: str | None = None) -> list[tuple[str, str]]:
                 raise RuntimeError(f"mqsmf load {load_id}: not committed, nothing to publish")
             shutil.rmtree(folder, ignore_errors=True)  # died before its commit: never published
             continue
-        for m in _manifests(folder):
-            table = m["table"]
-            for staged, live in m["moves"]:
-                source, target = folder / staged, area.db / live
-                if source.exists():  # else moved already, by a publication that died later
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    os.replace(source, target)
-            kill_point(f"move {area.raw_schema}.{table}")
-            values = sorted({Path(live).parent.name.split("=", 1)[1] for _, live in m["moves"]})
-            if not values:
-                continue
-            name = qualified(area.raw_schema, table)
-            column = ident(partition_column(table))
-            specs = " ".join(
-                f"PARTITION ({column} = {literal(v)}) LOCATION {literal(str(area.db / area.partition(table, v)))}"
-                for v in values
-            )
-            # Also for partitions that exist: the command refreshes Spark's cached listing of the table.
-            out.append((f"publish {area.raw_schema}.{table}", f"ALTER TABLE {name} ADD IF NOT EXISTS {specs}"))
-        out.append((f"finish load {folder.name}", str(folder)))
+        manifests = {m["table"]: m for m in _manifests(folder)}
+        for table, m in manifests.items():
+            if table not in REVEALED_LAST:
+                _move(area, folder, m)
+                out += _register(area, m)
+        out.append((f"{REVEAL_LABEL} {folder.name}", str(folder)))
+        for table in REVEALED_LAST:
+            if table in manifests:
+                out += _register(area, manifests[table])
+        out.append((f"{FINISH_LABEL} {folder.name}", str(folder)))
     return out
+
+
+def _load_folder(area: Area, folder: str) -> Path:
+    path = Path(folder)
+    if path.parent != area.loads:
+        raise ValueError(f"mqsmf load: {folder} is not a load folder of {area.loads}")
+    return path
+
+
+def reveal(area: Area, folder: str) -> bool:
+    """Move a committed load's :data:`REVEALED_LAST` files into place, once every other table's
+    partitions are registered: readers that keep to loads with audit rows (the dbt staging models,
+    macro ``published_rows``) see the load from now on, whole."""
+    path = _load_folder(area, folder)
+    manifests = {m["table"]: m for m in _manifests(path)}
+    for table in REVEALED_LAST:
+        if table in manifests:
+            _move(area, path, manifests[table])
+    return True
 
 
 def finish(area: Area, folder: str) -> bool:
     """Remove a published load's folder (its commit marker first: a half-removed folder is then a
     dead load's, which the next load deletes, its files being moved already)."""
-    path = Path(folder)
-    if path.parent != area.loads:
-        raise ValueError(f"mqsmf load: {folder} is not a load folder of {area.loads}")
+    path = _load_folder(area, folder)
     (path / COMMITTED).unlink(missing_ok=True)
     shutil.rmtree(path, ignore_errors=True)
     return True
