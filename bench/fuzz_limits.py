@@ -33,7 +33,6 @@ import json
 import os
 import random
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -49,11 +48,6 @@ from mqsmf import reader  # noqa: E402
 from mqsmf.encode import DumpWriter, dump_record  # noqa: E402
 from mqsmf.framing import RDW, SEG_FIRST, SEG_LAST, SEG_MIDDLE, FramingError, descriptor_word  # noqa: E402
 from mqsmf.headers import QWHS_NSDA, TRIPLET_AREA, TRIPLET_COUNT, TRIPLET_LENGTH, TRIPLET_SIZE  # noqa: E402
-
-
-class OverTime(BaseException):  # noqa: N818 - not an Exception: the reader quarantines those
-    """The input's time is up (raised by the interval timer wherever the reader is)."""
-
 
 # ------------------------------------------------------------------------------------------------
 # Amplifying mutations (RDW seeds: they know where records start)
@@ -158,26 +152,12 @@ def make_input(rng: random.Random, seeds, grow: int) -> tuple[F.Seed, bytes, lis
 # ------------------------------------------------------------------------------------------------
 
 
-def _vm_bytes() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _on_alarm(signum, frame):
-    raise OverTime
-
-
 def worker(seed: int, start: int, stop: int, grow: int, memory_mb: int, time_limit: float) -> None:
     seeds = build_seeds()
     for s in seeds:  # warm up (layouts, caches) before the limit and the clock
         with contextlib.suppress(FramingError):
             reader.read_bytes(s.data[:4096], "warm", framing=s.framing)
-    limit = _vm_bytes() + (memory_mb << 20)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    signal.signal(signal.SIGALRM, _on_alarm)
+    F.limit_memory(memory_mb)
     out = sys.stdout
     for i in range(start, stop):
         rng = random.Random(seed * 1_000_003 + i)
@@ -187,18 +167,16 @@ def worker(seed: int, start: int, stop: int, grow: int, memory_mb: int, time_lim
         t = time.perf_counter()
         status = "ok"
         try:
-            signal.setitimer(signal.ITIMER_REAL, time_limit)
-            reader.read_bytes(data, "<fuzz>", framing=framing)
+            with F.time_limit(time_limit):
+                reader.read_bytes(data, "<fuzz>", framing=framing)
         except FramingError:
             status = "refused"
-        except OverTime:
+        except F.LimitExceeded:
             status = f"over the time limit ({time_limit} s)"
         except MemoryError:
             status = f"over the memory limit ({memory_mb} MB)"
         except Exception as e:  # noqa: BLE001 - every other exception is a finding
             status = f"raised {type(e).__name__}: {e}"[:300]
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
         seconds = time.perf_counter() - t
         row = {"i": i, "seed": s.name, "muts": muts, "bytes": len(data), "s": seconds, "status": status}
         row["rss_kb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

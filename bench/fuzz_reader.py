@@ -663,8 +663,9 @@ def run_one(data: bytes, framing: str) -> events.DumpReport | None:
 # ------------------------------------------------------------------------------------------------
 
 
-class LimitExceeded(Exception):
-    """An input (or a chunk of them) ran past its time limit."""
+class LimitExceeded(BaseException):  # not an Exception: the reader quarantines those
+    """An input (or a chunk of them) ran past its time limit (raised by an interval timer wherever
+    the reader is)."""
 
 
 @contextlib.contextmanager
@@ -684,12 +685,14 @@ def time_limit(seconds: float):
 
 
 def _status_kb(key: str) -> int:
+    """A figure of /proc/self/status in kB (VmSize: address space, VmRSS: resident)."""
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith(key + ":"))
 
 
 def limit_memory(memory_mb: int) -> int:
-    """Let this process's address space grow by ``memory_mb`` at most (RLIMIT_AS); returns the limit in bytes."""
+    """Let this process's address space grow by ``memory_mb`` at most (RLIMIT_AS): past it an
+    allocation raises MemoryError; returns the limit in bytes."""
     limit = _status_kb("VmSize") * 1024 + memory_mb * (1 << 20)
     hard = resource.getrlimit(resource.RLIMIT_AS)[1]
     resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
@@ -788,7 +791,7 @@ def run(
                     seconds = min(seconds, _timed(data, framing, 2))
             timing.add(seconds, clean[s.name], f"{s.name} {len(data):,} bytes {','.join(muts)}")
             return got
-        except Exception as e:  # noqa: BLE001 - every exception, MemoryError and LimitExceeded included, is a finding
+        except (Exception, LimitExceeded) as e:  # noqa: BLE001 - every one, MemoryError included, is a finding
             failures.append(_save(out_dir, s, data, muts, framing, e))
             return None
 
@@ -822,7 +825,7 @@ def run(
         try:
             with time_limit(limits.input_seconds * limits.chunk_factor):
                 stats.update(decode_chunk(framed))
-        except Exception:  # noqa: BLE001 - too slow, too big or raised: each input alone names it
+        except (Exception, LimitExceeded):  # noqa: BLE001 - too slow, too big or raised: each input alone names it
             stats["chunks_rerun"] += 1
             for item in batch:
                 if item[3] != "dmpmqmsg":
