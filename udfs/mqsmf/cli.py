@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import sys
-import time
 import traceback
 from collections import Counter
 from pathlib import Path
@@ -61,28 +60,22 @@ def show_progress(args: argparse.Namespace) -> bool:
 
 
 class ByteProgress:
-    """A one-line progress display on stderr for reading a file: percent, MB and MB/s."""
+    """The progress of reading a file on stderr (tqdm, as every long command's): percent, bytes and
+    rate; ``progress(done)`` with the bytes read so far. The line is removed when done."""
 
     def __init__(self, label: str, total: int, enabled: bool) -> None:
-        self.label, self.total, self.enabled = label, max(total, 1), enabled
-        self.t0 = self.last = time.perf_counter()
+        from tqdm import tqdm
+
+        self.bar = tqdm(
+            total=max(total, 1), desc=label, unit="B", unit_scale=True, disable=not enabled, leave=False,
+            mininterval=0.2, dynamic_ncols=True, file=sys.stderr,
+        )  # fmt: skip
 
     def __call__(self, done: int) -> None:
-        now = time.perf_counter()
-        if not self.enabled or (now - self.last < 0.2 and done < self.total):
-            return
-        self.last = now
-        rate = done / max(now - self.t0, 1e-9) / 1e6
-        sys.stderr.write(
-            f"\r{self.label}: {100 * done / self.total:5.1f}% {done / 1e6:,.1f}/{self.total / 1e6:,.1f} MB "
-            f"{rate:,.1f} MB/s"
-        )
-        sys.stderr.flush()
+        self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+        self.bar.close()
 
 
 def check_input_file(path: str) -> int:
