@@ -5,11 +5,7 @@
     a new day does not read the queue statistics of every earlier one. -#}
 {% macro shared_queue_qsg_rollup(member_dates='true') -%}
     {%- set grid = qsg_grid_seconds() %}
-{%- set counters = [
-    'puts', 'put1s', 'msgs_in', 'msgs_out', 'gets', 'browses', 'persistent_msgs_in', 'nonpersistent_msgs_in',
-    'msgs_in_bytes', 'get_bytes', 'browse_bytes', 'failed_puts', 'failed_put1s', 'failed_gets',
-    'gets_no_msg_available', 'gets_truncated_failed', 'hard_failed_gets', 'failed_browses', 'expired_msgs'
-] %}
+{%- set counters = qsg_rollup_counters('shared_queue') %}
 
 with
 

@@ -7,9 +7,7 @@
 -- any QSG uses no CF structure: none of its rows are here.
 -- Grain: one row per queue-sharing group x CF structure x grid slot.
 {%- set grid = qsg_grid_seconds() %}
-{%- set counters = [
-    'requests', 'single_entry_requests', 'multi_entry_requests', 'redrives', 'request_time_us', 'structure_full_count'
-] %}
+{%- set counters = qsg_rollup_counters('cf_structure') %}
 
 with
 

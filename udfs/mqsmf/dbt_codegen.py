@@ -571,6 +571,31 @@ def render_exposures_yaml() -> str:
     return "\n".join(lines) + "\n"
 
 
+ROLLUP_COUNTERS_FILE = Path("macros") / "qsg_rollup_counters.sql"
+# The dbt roll-up of each kind of shared object, and the gate's reconciliation of it (ROLLUPS).
+ROLLUP_KINDS = {"shared_queue": "qsg_queue_rollup", "cf_structure": "qsg_cf_rollup"}
+
+
+def render_rollup_counters() -> str:
+    """The counters the QSG roll-ups apportion and sum, from the gate's reconciliation of them
+    (``mqsmf.quality.checks.ROLLUPS``): the models and the gate sum one list."""
+    from .quality.checks import ROLLUPS
+
+    lines = [
+        HEADER.replace("from udfs/mqsmf/layouts: edit the layout table", "from udfs/mqsmf/quality/checks.py "
+                       "(ROLLUPS): edit that list"),
+        "{#- The counters a QSG roll-up apportions to the grid slots and sums over the members, by kind of",
+        "    shared object; the data-quality gate reconciles the same list (stage marts). -#}",
+        "{% macro qsg_rollup_counters(kind) -%}",
+        "    {%- set counters = {",
+    ]  # fmt: skip
+    for i, (kind, check) in enumerate(ROLLUP_KINDS.items()):
+        names = ", ".join(f"'{c}'" for c in ROLLUPS[check]["sums"])
+        lines.append(f"        '{kind}': [{names}]" + ("," if i < len(ROLLUP_KINDS) - 1 else ""))
+    lines += ["    } -%}", "    {{- return(counters[kind]) -}}", "{%- endmacro %}", ""]
+    return "\n".join(lines)
+
+
 def staged_layouts() -> list[Layout]:
     return sorted(layouts().values(), key=lambda lay: lay.name)
 
@@ -583,6 +608,7 @@ def render() -> dict[Path, str]:
     out[STAGING_DIR / "_smf__sources.yml"] = render_sources_yaml(lays)
     out[DOCS_FILE] = render_docs()
     out[EXPOSURES_FILE] = render_exposures_yaml()
+    out[ROLLUP_COUNTERS_FILE] = render_rollup_counters()
     return out
 
 
@@ -603,6 +629,7 @@ def write(root: Path) -> list[Path]:
     changed = []
     for rel in stale_files(root):
         if rel in files:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(files[rel])
         else:
             (root / rel).unlink()
