@@ -5,7 +5,7 @@
     a new day does not read the queue statistics of every earlier one. -#}
 {% macro shared_queue_qsg_rollup(member_dates='true') -%}
     {%- set grid = qsg_grid_seconds() %}
-{%- set counters = qsg_rollup_counters('shared_queue') %}
+    {%- set counters = qsg_rollup_counters('shared_queue') %}
 
 with
 
