@@ -454,7 +454,8 @@ def _write_message_data(lines: list[bytes], xs: list[int], data: bytes) -> list[
     hexed = data.hex().upper().encode()
     per = 128
     new = [b"X " + hexed[i : i + per] for i in range(0, len(hexed), per)] or [b"X "]
-    return lines[: xs[0]] + new + [line for j, line in enumerate(lines) if j > xs[0] and j not in set(xs)]
+    old = set(xs)
+    return lines[: xs[0]] + new + [line for j, line in enumerate(lines) if j > xs[0] and j not in old]
 
 
 PCF_INTS = (0, 1, 3, 4, 7, 8, 11, 12, 16, 20, 24, 36, 44, 1000, 1001, 0x7FFFFFFF, -1, -8, -0x80000000)
