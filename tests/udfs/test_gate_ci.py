@@ -156,7 +156,7 @@ def fresh_env(home: Path) -> dict[str, str]:
     venv_bin = str(Path(sys.executable).parent)
     path = [venv_bin, *(p for p in os.environ.get("PATH", "/usr/bin:/bin").split(":") if p != venv_bin)]
     env = {"PATH": ":".join(path), "HOME": str(home), "LANG": "C.UTF-8"}
-    for name in ("JAVA_HOME", "MQSMF_DRIVER_MEMORY", "TMPDIR"):
+    for name in ("JAVA_HOME", "MQSMF_DRIVER_MEMORY", "MQSMF_DRIVER_JAVA_OPTIONS", "TMPDIR"):
         if os.environ.get(name):
             env[name] = os.environ[name]
     # The machine's JVM class archive (written by .ci/setup for this environment), as a new login on

@@ -143,6 +143,8 @@ def _env(venv: Path) -> dict:
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["VIRTUAL_ENV"] = str(venv)
     env["MQSMF_DRIVER_MEMORY"] = os.environ.get("MQSMF_DRIVER_MEMORY", "1g")
+    if os.environ.get("MQSMF_DRIVER_JAVA_OPTIONS"):  # the test run's JVM options (.ci/test)
+        env["MQSMF_DRIVER_JAVA_OPTIONS"] = os.environ["MQSMF_DRIVER_JAVA_OPTIONS"]
     return env
 
 
