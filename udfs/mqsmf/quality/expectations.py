@@ -78,6 +78,7 @@ class Rule:
     """Base of the rule kinds. ``columns`` are the values shown for a violating row."""
 
     derived: dict[str, str] = {}
+    table_level = False  # judged on the table as a whole (GX reports no rows evaluated)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -396,6 +397,7 @@ class NoRows(Rule):
 
     shown: tuple[str, ...]
     label: str = "no rows"
+    table_level = True
 
     @property
     def columns(self):

@@ -5,13 +5,26 @@ For each frame of the stage (``mqsmf.quality.checks``) the gate
 
 1. builds the frame as one Spark query (plus the derived columns its checks need) and caches the
    columns its checks and its violation listing read;
-2. runs the frame's GX checkpoint ``<stage>.<frame>`` (suite ``<stage>.<frame>``, one expectation
-   per check, severity ``critical`` for errors and ``warning`` for warnings) on that DataFrame;
-3. lists the violating rows with each check's SQL predicate, derived from the same rule.
+2. evaluates every check's SQL predicate over the frame in one pass (one Spark job per frame): the
+   frame's rows, each check's applicable rows (its conditions) and violating rows, and the
+   *suspect* rows, those violating any check (on a clean day, none);
+3. runs the frame's GX checkpoint ``<stage>.<frame>`` (suite ``<stage>.<frame>``, one expectation
+   per check, severity ``critical`` for errors and ``warning`` for warnings) on the suspect rows:
+   the real expectations decide each check's verdict and count its violations, on a pandas frame
+   (at most ``PANDAS_SUSPECTS`` rows) or else on Spark;
+4. lists the violating rows with each check's SQL predicate, derived from the same rule.
 
-GX 1.x takes a Spark DataFrame at run time (``batch_parameters={"dataframe": df}``) and a
-checkpoint run passes one DataFrame to all of its validation definitions, so a stage is one
-checkpoint per frame; the Data Docs site of the stage is built once from all of their results.
+Rows evaluated and percentages are against the frame from step 2's pass; GX's own counts (shown in
+Data Docs) are of the suspect rows. A row no predicate flags cannot reach GX, so each predicate and
+its expectation must give the same verdict on any frame: ``tests/udfs/test_quality_gate.py`` runs the
+expectations on the whole frames of a day with every check violated (``prefilter=False``, the one
+Spark job per expectation this design replaced) and compares. The pass replaced about one Spark job
+per expectation: on the example pipeline's day the raw stage took 26 s of which GX's Spark jobs were
+most (docs/performance.md).
+
+GX 1.x takes a DataFrame at run time (``batch_parameters={"dataframe": df}``) and a checkpoint run
+passes one DataFrame to all of its validation definitions, so a stage is one checkpoint per frame;
+the Data Docs site of the stage is built once from all of their results.
 
 The GX context is ephemeral (nothing to commit, no state between runs); its only file output is
 the Data Docs site ``<docs_dir>/<stage>/index.html`` (default ``target/data_docs``), rebuilt on
@@ -184,6 +197,9 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 # expectation, a Spark job each even when nothing fails; the gate lists the failing rows itself
 # (dq_violations, with their queue manager, object, interval, file and offset), so it asks for none.
 RESULT_FORMAT = {"result_format": "BASIC", "partial_unexpected_count": 0}
+# Suspect rows up to this many are validated by GX on pandas (milliseconds per expectation); more (a
+# check violated on most of a large frame) stay on Spark.
+PANDAS_SUSPECTS = 200_000
 
 
 class GateError(RuntimeError):
@@ -305,6 +321,41 @@ def violations_sql(frame: Frame, view: str, checks: Sequence[Check], run_id: str
     return "\nUNION ALL\n".join(parts)
 
 
+def _flag(sql: str) -> str:
+    return f"coalesce({sql}, false)"
+
+
+def one_pass_sql(view: str, checks: Sequence[Check]) -> str:
+    """One row: the frame's rows, the suspect rows (violating any check), then for each check its
+    applicable rows (its conditions hold) and its violating rows."""
+    applies = [" AND ".join(w.sql() for w in c.when) or "true" for c in checks]
+    violates = [_flag(c.violation_sql()) for c in checks]
+    cols = ["count(1)", f"count_if({' OR '.join(violates) or 'false'})"]
+    for a, v in zip(applies, violates, strict=True):
+        cols += [f"count_if({_flag(a)})", f"count_if({v})"]
+    return f"SELECT {', '.join(cols)} FROM {view}"
+
+
+def suspects_sql(view: str, checks: Sequence[Check]) -> str:
+    """The frame's rows that violate any of ``checks``: all GX needs to see."""
+    return f"SELECT * FROM {view} WHERE " + " OR ".join(_flag(c.violation_sql()) for c in checks)
+
+
+@dataclass
+class FramePass:
+    """What one pass over a frame found: rows, suspect rows, and per check (applicable, violating)."""
+
+    rows: int
+    suspects: int
+    checks: dict[str, tuple[int, int]]
+
+
+def run_one_pass(spark, view: str, checks: Sequence[Check]) -> FramePass:
+    row = spark.sql(one_pass_sql(view, checks)).first()
+    counts = {c.name: (int(row[2 + 2 * i]), int(row[3 + 2 * i])) for i, c in enumerate(checks)}
+    return FramePass(int(row[0]), int(row[1]), counts)
+
+
 # ----------------------------------------------------------------------------------------------
 # Great Expectations
 # ----------------------------------------------------------------------------------------------
@@ -365,14 +416,15 @@ def expectation_for(check: Check):
     )
 
 
-def add_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Check]):
-    """The frame's suite, validation definition and checkpoint, added to the context."""
+def add_frame_checkpoint(context, stage: str, frame: Frame, checks: Sequence[Check], engine: str = "spark"):
+    """The frame's suite, validation definition and checkpoint, added to the context; ``engine``:
+    the DataFrames it runs on, ``spark`` or ``pandas``."""
     import great_expectations as gx
 
-    name = f"mqsmf_{stage}"
-    # One data source for all frames (replacing it would make the earlier checkpoints stale).
+    name = f"mqsmf_{stage}_{engine}"
+    # One data source per engine for all frames (replacing it would make the earlier checkpoints stale).
     source = context.data_sources.get(name) if name in context.data_sources.all() else None
-    source = source or context.data_sources.add_spark(name)
+    source = source or getattr(context.data_sources, f"add_{engine}")(name)
     asset = source.add_dataframe_asset(frame.name)
     batch = asset.add_batch_definition_whole_dataframe(frame.name)
     suite = gx.ExpectationSuite(
@@ -428,11 +480,13 @@ def run_gate(
     threads: int = 4,
     keys: bool = False,
     scope: Scope | None = None,
+    prefilter: bool = True,
 ) -> GateResult:
     """Run one stage's checks. ``severities`` overrides check severities by name; ``strict`` makes
     warnings fail the gate too; ``keys`` collects every violation's identity (for baselines). A
-    relative ``docs_dir`` is taken from the current folder. Raises GateError when the gate itself
-    cannot run."""
+    relative ``docs_dir`` is taken from the current folder. ``prefilter=False`` runs the
+    expectations on the whole frames (one Spark job per expectation; the tests compare). Raises
+    GateError when the gate itself cannot run."""
     if stage not in STAGES:
         raise GateError(f"unknown stage {stage!r}; use one of {', '.join(STAGES)}")
     started = time.monotonic()
@@ -489,16 +543,31 @@ def run_gate(
             views.append(view)
             if context is None:
                 context = gx_context(docs_root, stage)
-            prepared.append((frame, frame_checks, df, view, add_frame_checkpoint(context, stage, frame, frame_checks)))
+            prepared.append((frame, frame_checks, df, view))
 
-        # Each checkpoint is a chain of small Spark jobs whose cost is mostly latency: run a few at once.
-        # Counting first fills a cached frame's cache, which GX's jobs then read.
+        # Spark jobs are mostly latency here: a few frames at once. A cached frame's first job fills it.
         with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-            counted = list(pool.map(lambda p: (p[2].count(), run_checkpoint(p[4], p[2])), prepared))
-        frame_rows = {p[0].id: n for p, (n, _) in zip(prepared, counted, strict=True)}
-        results = [r for _, r in counted]
+            if prefilter:
+                passes = list(pool.map(lambda p: run_one_pass(spark, p[3], p[1]), prepared))
+            else:
+                passes = [None] * len(prepared)
+            runs = []  # (checkpoint, the DataFrame GX validates), made in this thread (the GX context)
+            for (frame, frame_checks, df, view), found in zip(prepared, passes, strict=True):
+                if found is None:
+                    target, engine = df, "spark"
+                elif found.suspects == 0:
+                    target, engine = _empty_pandas(df), "pandas"
+                else:
+                    suspects = spark.sql(suspects_sql(view, frame_checks))
+                    small = found.suspects <= PANDAS_SUSPECTS
+                    target, engine = (suspects.toPandas(), "pandas") if small else (suspects, "spark")
+                runs.append((add_frame_checkpoint(context, stage, frame, frame_checks, engine), target))
+            results = list(pool.map(lambda r: run_checkpoint(*r), runs))
+            if not prefilter:
+                passes = list(pool.map(lambda p: FramePass(p[2].count(), 0, {}), prepared))
+        frame_rows = {p[0].id: found.rows for p, found in zip(prepared, passes, strict=True)}
 
-        for (frame, frame_checks, _df, view, _cp), gx_results in zip(prepared, results, strict=True):
+        for (frame, frame_checks, _df, view), gx_results, found in zip(prepared, results, passes, strict=True):
             # Rows are listed for the checks GX failed (a clean run costs no listing at all).
             failing = [c for c in frame_checks if not gx_results.get(c.name, {}).get("success", True)]
             if failing:
@@ -509,11 +578,12 @@ def run_gate(
                     raise GateError(f"GX returned no result for check {c.name}")
                 if r["exception"]:
                     raise GateError(f"GX could not evaluate {c.name} on {frame.id}: {_exception_text(r['exception'])}")
+                applicable = found.checks[c.name][0] if c.name in found.checks else r["result"].get("element_count")
                 outcomes[c.name] = Outcome(
                     c,
                     "passed" if r["success"] else "failed",
-                    evaluated_rows=r["result"].get("element_count"),
-                    gx_unexpected=c.rule.gx_violations(r["result"]),
+                    evaluated_rows=None if c.rule.table_level else applicable,
+                    gx_unexpected=_counted(c, r),
                 )
 
         violations = _collect_violations(spark, violation_parts, outcomes, sample_rows, parallelism)
@@ -546,6 +616,20 @@ def run_gate(
     )  # fmt: skip
     result.scope = scope.text
     return result
+
+
+def _counted(check: Check, gx_result: dict) -> int | None:
+    """The violations GX counted. On Spark GX counts nothing (None) when no row met a check's
+    conditions; on pandas it counts 0: a passed check counted none."""
+    counted = check.rule.gx_violations(gx_result["result"])
+    return 0 if counted is None and gx_result["success"] else counted
+
+
+def _empty_pandas(df):
+    """The frame's columns with no row (no Spark job): what GX validates on a clean frame."""
+    import pandas as pd
+
+    return pd.DataFrame({name: pd.Series(dtype="object") for name in df.columns})
 
 
 def _exception_text(info: dict) -> str:
