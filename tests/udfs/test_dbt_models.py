@@ -405,6 +405,30 @@ def _partition_files(spark, table: str) -> dict[str, dict[str, float]]:
     return out
 
 
+def test_the_grain_test_fails_on_a_repeated_row_and_on_a_null_key(spark, warehouse):
+    """The one `grain` test replaces unique and not_null on the key and the grain's uniqueness: it
+    must fail on each. The dimension is rebuilt afterwards (the next test builds everything anyway)."""
+    table = f"{MARTS}.dim_cf_structure"
+    columns = [f.name for f in spark.table(table).schema.fields]
+
+    def grain_test():
+        result = warehouse.run("test", "--select", "dim_cf_structure,test_name:grain", paths=[])
+        (node,) = [r for r in result.result if r.node.resource_type == "test"]  # (the project hook runs too)
+        return node.status, node.failures
+
+    assert grain_test() == ("pass", 0)
+    spark.sql(f"INSERT INTO {table} SELECT * FROM {table} ORDER BY cf_structure_key LIMIT 1")
+    assert grain_test() == ("fail", 2)  # both copies
+    warehouse.run("run", "--select", "dim_cf_structure", paths=[])
+    # A new structure (its grain unique) without a key.
+    values = {"cf_structure_key": "CAST(NULL AS STRING)", "structure_name": "'NO.KEY'"}
+    select = ", ".join(f"{values.get(c, c)} AS {c}" for c in columns)
+    spark.sql(f"INSERT INTO {table} SELECT {select} FROM {table} ORDER BY cf_structure_key LIMIT 1")
+    assert grain_test() == ("fail", 1)
+    assert failures(warehouse.run("run", "--select", "dim_cf_structure", paths=[])) == []
+    assert grain_test() == ("pass", 0)
+
+
 def test_reloading_the_same_files_and_adding_a_day_rewrites_no_history(spark, warehouse):
     facts = list(CONTRACT)
     before_files = {f: _partition_files(spark, f"{MARTS}.{f}") for f in facts}

@@ -24,6 +24,7 @@ from mqsmf.quality import cli
 from mqsmf.quality.checks import ERROR, RAW, UNLOADED_COLUMNS, WARN, catalogue
 from mqsmf.quality.expectations import AtMost, SumOf, When
 
+from .gate_equivalence import verdicts_of_both_ways
 from .smf_samples import sample
 
 START = datetime(2025, 6, 2, tzinfo=UTC)
@@ -668,20 +669,10 @@ def test_each_planted_violation_fails_exactly_its_check_on_exactly_its_rows(spar
 @pytest.mark.spark
 @pytest.mark.parametrize("schema", ["dq_test_bad", "dq_test_clean"])
 def test_the_one_pass_hides_no_violation_from_the_expectations(spark, warehouse, schema):
-    """GX sees only the rows some check's SQL predicate flags. The same expectations run on the
-    whole frames (``prefilter=False``: one Spark job per expectation, independent of the predicates)
-    must give every check the same verdict, violation count and rows evaluated: on a day where
-    every raw check is violated and on a clean one."""
-    from mqsmf.quality.gate import run_gate
-
-    kw = dict(schemas={RAW: schema}, docs_dir=None, write=False)
-    one_pass, whole = run_gate(spark, RAW, **kw), run_gate(spark, RAW, prefilter=False, **kw)
-    assert one_pass.frame_rows == whole.frame_rows and sum(whole.frame_rows.values()) > 100
-    verdicts = [
-        {o.check.name: (o.status, o.gx_unexpected, o.evaluated_rows) for o in r.outcomes} for r in (one_pass, whole)
-    ]
-    assert verdicts[0] == verdicts[1]
-    assert any(status == "failed" for status, _, _ in verdicts[1].values()) == (schema == "dq_test_bad")
+    """On a day where every raw check is violated and on a clean one (gate_equivalence)."""
+    _, whole, frame_rows = verdicts_of_both_ways(spark, RAW, schemas={RAW: schema})
+    assert sum(frame_rows.values()) > 100
+    assert any(status == "failed" for status, _, _ in whole.values()) == (schema == "dq_test_bad")
 
 
 def _utc(micros: int | None) -> datetime | None:

@@ -24,6 +24,8 @@ import pytest
 from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
 from mqsmf.quality.checks import MARTS, RAW, ROLLUPS, catalogue
 
+from .gate_equivalence import verdicts_of_both_ways
+
 pytestmark = pytest.mark.spark
 
 TARGET_SCHEMA = "dq_marts_test"  # dbt puts the marts in <schema>_marts
@@ -226,3 +228,11 @@ def test_mqsmf_check_all_names_the_rewritten_rollup_rows_and_fails(spark, tamper
     only = [arg for check in tampered for arg in ("--check", check, "--severity", f"{check}=warn")]
     assert main([*common, "--stage", "marts", "--no-docs", "--no-write", *only]) == 0
     assert f"PASSED: 0 error and {len(tampered)} warning checks failed" in capsys.readouterr().out
+
+
+def test_the_one_pass_hides_no_marts_violation_from_the_expectations(spark, tampered):
+    """The roll-up checks, on the rewritten roll-ups and on the marts as built (gate_equivalence)."""
+    tampered_found, _, _ = verdicts_of_both_ways(spark, MARTS, schemas={MARTS: TAMPERED})
+    assert {name for name, (status, _, _) in tampered_found.items() if status == "failed"} == set(tampered)
+    built, _, _ = verdicts_of_both_ways(spark, MARTS, schemas={MARTS: MARTS_SCHEMA})
+    assert all(status == "passed" for status, _, _ in built.values())
