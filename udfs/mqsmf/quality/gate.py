@@ -530,7 +530,7 @@ def run_gate(
                 for c in frame_checks:
                     outcomes[c.name] = Outcome(c, "skipped", note=reason)
                 continue
-            # GX runs a few dozen small jobs per frame: as many partitions as cores keeps each cheap.
+            # The frame's jobs (its pass, GX on Spark, its listing) are small: as many partitions as cores.
             sql = frame_sql(frame, frame_checks, base)
             df = spark.sql(sql)
             needed = frame_columns(frame, frame_checks)
