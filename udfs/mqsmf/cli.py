@@ -75,6 +75,9 @@ class ByteProgress:
         self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
+        # Show the finished state before the line goes: tqdm draws at most every mininterval, so a
+        # file read faster than that would otherwise never show its 100% (a disabled bar ignores it).
+        self.bar.refresh()
         self.bar.close()
 
 
