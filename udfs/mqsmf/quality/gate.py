@@ -18,9 +18,8 @@ Rows evaluated and percentages are against the frame from step 2's pass; GX's ow
 Data Docs) are of the suspect rows. A row no predicate flags cannot reach GX, so each predicate and
 its expectation must give the same verdict on any frame: ``tests/udfs/test_quality_gate.py`` runs the
 expectations on the whole frames of a day with every check violated (``prefilter=False``, the one
-Spark job per expectation this design replaced) and compares. The pass replaced about one Spark job
-per expectation: on the example pipeline's day the raw stage took 26 s of which GX's Spark jobs were
-most (docs/performance.md).
+Spark job per expectation this design replaced) and compares; the two measured side by side:
+docs/performance.md, "The gate".
 
 GX 1.x takes a DataFrame at run time (``batch_parameters={"dataframe": df}``) and a checkpoint run
 passes one DataFrame to all of its validation definitions, so a stage is one checkpoint per frame;
@@ -326,13 +325,11 @@ def _flag(sql: str) -> str:
 
 
 def one_pass_sql(view: str, checks: Sequence[Check]) -> str:
-    """One row: the frame's rows, the suspect rows (violating any check), then for each check its
-    applicable rows (its conditions hold) and its violating rows."""
+    """One row: the frame's rows, the suspect rows (violating any check), then each check's
+    applicable rows (its conditions hold). GX counts the violations, on the suspects."""
     applies = [" AND ".join(w.sql() for w in c.when) or "true" for c in checks]
-    violates = [_flag(c.violation_sql()) for c in checks]
-    cols = ["count(1)", f"count_if({' OR '.join(violates) or 'false'})"]
-    for a, v in zip(applies, violates, strict=True):
-        cols += [f"count_if({_flag(a)})", f"count_if({v})"]
+    violates = " OR ".join(_flag(c.violation_sql()) for c in checks) or "false"
+    cols = ["count(1)", f"count_if({violates})", *(f"count_if({_flag(a)})" for a in applies)]
     return f"SELECT {', '.join(cols)} FROM {view}"
 
 
@@ -343,17 +340,16 @@ def suspects_sql(view: str, checks: Sequence[Check]) -> str:
 
 @dataclass
 class FramePass:
-    """What one pass over a frame found: rows, suspect rows, and per check (applicable, violating)."""
+    """What one pass over a frame found: rows, suspect rows, and each check's applicable rows."""
 
     rows: int
     suspects: int
-    checks: dict[str, tuple[int, int]]
+    applicable: dict[str, int]
 
 
 def run_one_pass(spark, view: str, checks: Sequence[Check]) -> FramePass:
     row = spark.sql(one_pass_sql(view, checks)).first()
-    counts = {c.name: (int(row[2 + 2 * i]), int(row[3 + 2 * i])) for i, c in enumerate(checks)}
-    return FramePass(int(row[0]), int(row[1]), counts)
+    return FramePass(int(row[0]), int(row[1]), {c.name: int(n) for c, n in zip(checks, row[2:], strict=True)})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -578,7 +574,7 @@ def run_gate(
                     raise GateError(f"GX returned no result for check {c.name}")
                 if r["exception"]:
                     raise GateError(f"GX could not evaluate {c.name} on {frame.id}: {_exception_text(r['exception'])}")
-                applicable = found.checks[c.name][0] if c.name in found.checks else r["result"].get("element_count")
+                applicable = found.applicable.get(c.name, r["result"].get("element_count"))
                 outcomes[c.name] = Outcome(
                     c,
                     "passed" if r["success"] else "failed",
