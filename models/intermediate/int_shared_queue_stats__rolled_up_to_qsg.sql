@@ -17,4 +17,4 @@
 --     which have the counter fields (MQ 9.3.3 and later), and covered / expected member-seconds.
 -- A queue manager outside any QSG has no shared queues: none of its rows are here.
 -- Grain: one row per queue-sharing group x shared queue x grid slot.
-{{ shared_queue_qsg_rollup() }}
+{{ qsg_rollup('shared_queue') }}

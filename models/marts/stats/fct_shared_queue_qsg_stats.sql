@@ -3,7 +3,7 @@
 -- so counters are apportioned to the QSG's interval grid and summed, peak depth = max of the
 -- per-queue-manager QQSTDPHI (an approximation), with how complete each row is (coverage columns).
 -- Grain: one row per queue-sharing group x shared queue x grid slot (var qsg_grid_seconds).
--- Incremental runs roll up only the members of the dates they rebuild (macro shared_queue_qsg_rollup):
+-- Incremental runs roll up only the members of the dates they rebuild (macro qsg_rollup):
 -- depends_on: {{ ref('int_queue_stats__partial_rules_applied') }}
 -- depends_on: {{ ref('int_smf__qsg_grid_members') }}
 
@@ -14,7 +14,7 @@ qsg_stats as (
         {%- set dates = changed_interval_date_literals(ref('int_shared_queue_stats__rolled_up_to_qsg')) %}
         -- The members of the dates rebuilt, and those of the day before that end after its midnight.
         select * from (
-            {{ shared_queue_qsg_rollup(
+            {{ qsg_rollup('shared_queue',
                 'interval_date in (' ~ dates ~ ') or (date_add(interval_date, 1) in (' ~ dates ~ ')'
                 ~ ' and ' ~ utc_date('aligned_interval_end_at') ~ ' > interval_date)'
             ) }}
