@@ -13,6 +13,7 @@ raw schema (``load_files(..., raw_schema=...)``, dbt var ``raw_schema``) when it
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -47,29 +48,44 @@ def spark(tmp_path_factory):
             session.stop()
 
 
+# Vars that only the on-run-start hook reads, when it runs (macro load_smf_files): a manifest parsed
+# with other values of these is the same manifest.
+RUN_TIME_VARS = ("smf_paths", "smf_framing")
+
+
+def parse_key(args: tuple[str, ...], environ) -> str:
+    """What a dbt manifest of this project depends on besides its files: the vars (but those read
+    only at run time) and the environment the profile and the YAML read (MQSMF_*, DBT_*)."""
+    given = json.loads(args[args.index("--vars") + 1]) if "--vars" in args else {}
+    parsed_vars = {k: v for k, v in given.items() if k not in RUN_TIME_VARS}
+    env = {k: v for k, v in environ.items() if k.startswith(("MQSMF_", "DBT_"))}
+    return json.dumps([parsed_vars, env], sort_keys=True)
+
+
 @pytest.fixture(scope="session")
 def dbt(spark, tmp_path_factory):
+    """dbt in this process. The project is parsed once per parse_key: each module's vars (its raw
+    schema, its smf_paths) and MQSMF_SCHEMA would otherwise make every invocation parse it whole
+    again (dbt's partial parsing starts over when vars or the profile change), about 6 s each."""
     pytest.importorskip("dbt.cli.main")
     from dbt.cli.main import dbtRunner
 
     work = tmp_path_factory.mktemp("dbt")
+    flags = [
+        "--project-dir", str(PROJECT_DIR), "--profiles-dir", str(PROJECT_DIR / "profiles"), "--target", "local",
+        "--target-path", str(work / "target"), "--log-path", str(work / "logs"),
+    ]  # fmt: skip
+    manifests: dict[str, object] = {}
 
     def run(*args: str):
-        return dbtRunner().invoke(
-            [
-                *args,
-                "--project-dir",
-                str(PROJECT_DIR),
-                "--profiles-dir",
-                str(PROJECT_DIR / "profiles"),
-                "--target",
-                "local",
-                "--target-path",
-                str(work / "target"),
-                "--log-path",
-                str(work / "logs"),
-            ]
-        )
+        key = parse_key(args, os.environ)
+        if key not in manifests:
+            vars_flag = list(args[args.index("--vars") : args.index("--vars") + 2]) if "--vars" in args else []
+            parsed = dbtRunner().invoke(["parse", *vars_flag, *flags])
+            if not parsed.success:  # the command itself reports the parse error
+                return dbtRunner().invoke([*args, *flags])
+            manifests[key] = parsed.result
+        return dbtRunner(manifest=manifests[key]).invoke([*args, *flags])
 
     return run
 
