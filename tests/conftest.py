@@ -53,10 +53,15 @@ def spark(tmp_path_factory):
 RUN_TIME_VARS = ("smf_paths", "smf_framing")
 
 
+def vars_flag(args: tuple[str, ...]) -> list[str]:
+    """The ``--vars VALUE`` pair of a dbt command line, or nothing."""
+    return list(args[args.index("--vars") : args.index("--vars") + 2]) if "--vars" in args else []
+
+
 def parse_key(args: tuple[str, ...], environ) -> str:
     """What a dbt manifest of this project depends on besides its files: the vars (but those read
     only at run time) and the environment the profile and the YAML read (MQSMF_*, DBT_*)."""
-    given = json.loads(args[args.index("--vars") + 1]) if "--vars" in args else {}
+    given = json.loads(vars_flag(args)[1]) if "--vars" in args else {}
     parsed_vars = {k: v for k, v in given.items() if k not in RUN_TIME_VARS}
     env = {k: v for k, v in environ.items() if k.startswith(("MQSMF_", "DBT_"))}
     return json.dumps([parsed_vars, env], sort_keys=True)
@@ -80,8 +85,7 @@ def dbt(spark, tmp_path_factory):
     def run(*args: str):
         key = parse_key(args, os.environ)
         if key not in manifests:
-            vars_flag = list(args[args.index("--vars") : args.index("--vars") + 2]) if "--vars" in args else []
-            parsed = dbtRunner().invoke(["parse", *vars_flag, *flags])
+            parsed = dbtRunner().invoke(["parse", *vars_flag(args), *flags])
             if not parsed.success:  # the command itself reports the parse error
                 return dbtRunner().invoke([*args, *flags])
             manifests[key] = parsed.result
