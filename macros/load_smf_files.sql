@@ -6,7 +6,9 @@
     mqsmf.spark.plan.load_plan: the very statements `mqsmf load` runs. A step of kind 'expand' is a
     query whose rows are more statements (those that complete a publication: registering the
     new partitions), run in its place. The plan holds the warehouse's load lock (mqsmf.load_lock)
-    from its read to its last step: a second load waits for it, or fails naming it. -#}
+    from its read to its last step: a second load waits for it (var('smf_load_wait'): until its
+    'until', seconds since the epoch, a wait of 'seconds' from its start; else for
+    $MQSMF_LOAD_WAIT_SECONDS on the Spark side), or fails naming it. -#}
 {% macro load_smf_files(only_when_paths=false) %}
     {%- set paths = var('smf_paths', []) -%}
     {%- if paths is string -%}
@@ -21,6 +23,8 @@
             'raw_schema': var('raw_schema', 'smf_raw'),
             'load_id': invocation_id,
             'warehouse': '${spark.sql.warehouse.dir}',
+            'wait_until': var('smf_load_wait', {}).get('until', ''),
+            'wait_seconds': var('smf_load_wait', {}).get('seconds', ''),
         } -%}
         {%- set option_list = [] -%}
         {%- for key, value in plan_options.items() -%}
@@ -31,6 +35,10 @@
             ~ ' using mqsmf options (' ~ option_list | join(', ') ~ ')'
         ) -%}
         {%- set plan = run_query('select step, label, statement, kind from ' ~ plan_view ~ ' order by step') -%}
+        {%- if plan.rows and plan.rows[0][3] == 'busy' -%}
+            {#- another load held the lock until this load's wait ended: its message, as the error -#}
+            {%- do exceptions.raise_compiler_error(plan.rows[0][2]) -%}
+        {%- endif -%}
         {%- set total = plan.rows | length -%}
         {%- if paths -%}
             {%- do log('mqsmf: loading ' ~ paths | join(', ') ~ ' (load ' ~ invocation_id ~ ')', info=true) -%}

@@ -50,7 +50,7 @@ def spark(tmp_path_factory):
 
 # Vars that only the on-run-start hook reads, when it runs (macro load_smf_files): a manifest parsed
 # with other values of these is the same manifest.
-RUN_TIME_VARS = ("smf_paths", "smf_framing")
+RUN_TIME_VARS = ("smf_paths", "smf_framing", "smf_load_wait")
 
 
 def vars_flag(args: tuple[str, ...]) -> list[str]:

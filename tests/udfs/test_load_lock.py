@@ -159,8 +159,52 @@ def test_the_hooks_plan_takes_the_lock_as_its_jvm_and_gives_it_back_last(tmp_pat
     monkeypatch.setenv(load_lock.WAIT_ENV, "0")
     with pytest.raises(LoadBusy, match="load dbt-1"):  # another dbt run's plan
         plan_from_options({**options, "load_id": "dbt-2"})
+    # The client's deadline (mqsmf load --target cluster --wait) wins over the Spark side's setting,
+    # counted from the client's start: a retried task whose deadline has passed does not wait again.
+    monkeypatch.setenv(load_lock.WAIT_ENV, "600")
+    for deadline_in, waited in ((1.5, 1.5), (-5.0, 0.0)):
+        started = time.monotonic()
+        deadline = {"wait_until": str(time.time() + deadline_in), "wait_seconds": "7"}  # the client asked 7 s
+        with pytest.raises(LoadBusy, match=r"load dbt-1 .*; waited 7 s"):
+            plan_from_options({**options, "load_id": "dbt-3", **deadline})
+        assert waited <= time.monotonic() - started < waited + 5
+    # What the hook's macro reads then: one 'busy' step holding the message, which it raises as its
+    # error (a Spark task that fails would be retried and would print its traceback).
+    from mqsmf.spark.datasource import LoadSqlReader
+
+    (batch,) = LoadSqlReader({**options, "load_id": "dbt-4", "wait_until": "0"}).read(None)
+    (row,) = batch.to_pylist()
+    assert row["kind"] == "busy" and load_lock.busy_message(row["statement"]) == row["statement"]
+    assert "load dbt-1" in row["statement"]
     load_lock.release(lock, "dbt-1")
     assert not lock.exists()
+
+
+def test_a_busy_message_is_found_in_another_processs_error_and_the_running_load_is_named(tmp_path):
+    """A load through the Thrift server fails in a Spark task: dbt reports the task's Python
+    traceback, from which `mqsmf load --target cluster` takes the one-line LoadBusy message (exit 2).
+    Before it starts, it names the load it will wait for when it sees the lock."""
+    lock = load_lock.lock_path(tmp_path, "smf_raw")
+    assert load_lock.running_load(lock) is None  # no lock at all
+    proc = holder(lock, "load-one", 30)
+    try:
+        running = load_lock.running_load(lock)
+        assert running is not None and running.startswith("load load-one (") and f"process {proc.pid}" in running
+        with pytest.raises(LoadBusy) as e:
+            load_lock.acquire(lock, "load-two", wait=0)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert load_lock.running_load(lock) is None  # its owner is gone
+    message = str(e.value)
+    spark_error = (
+        "Runtime Error\n  Database Error\n    org.apache.spark.SparkException: Job aborted due to stage failure: "
+        "Task 0 in stage 1.0 failed 4 times ... pyspark.errors.exceptions.base.PySparkRuntimeError: "
+        f"Traceback (most recent call last):\n  ...\nmqsmf.load_lock.LoadBusy: {message}\n\tat org.apache.spark..."
+    )
+    assert load_lock.busy_message(spark_error) == message
+    assert "\n" not in message and message.startswith(load_lock.BUSY_PREFIX) and "load load-one" in message
+    assert load_lock.busy_message("Database Error: table not found") is None
 
 
 def test_a_nested_load_is_recognised_whatever_the_spelling_of_the_lock_path(tmp_path):

@@ -50,8 +50,20 @@ PROCESS = "process"  # the owner is the process that made the lock (mqsmf load/r
 SQL_PLAN = "sql plan"  # the owner is the JVM whose Python workers run the plan's reads
 
 
+BUSY_PREFIX = "another load is running into this warehouse: "
+BUSY_SUFFIX = "Remove the lock folder only if no load runs."
+
+
 class LoadBusy(RuntimeError):
     """Another load holds the warehouse's load lock (the message names it)."""
+
+
+def busy_message(text: str) -> str | None:
+    """The LoadBusy message inside another process's error text (a load through the Thrift server
+    fails in a Spark task; dbt reports the task's Python traceback), or None."""
+    start = text.find(BUSY_PREFIX)
+    end = text.find(BUSY_SUFFIX, start)
+    return text[start : end + len(BUSY_SUFFIX)] if start >= 0 and end >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -113,6 +125,16 @@ def read_owner(lock: Path) -> Owner | None:
         return None
 
 
+def running_load(lock: Path) -> str | None:
+    """The load holding ``lock`` (described), or None when the lock is free or its owner is gone."""
+    lock = Path(lock)
+    if not lock.exists():
+        return None
+    with _guard(lock):
+        current = read_owner(lock)
+        return current.describe(lock) if current is not None and not stale_reason(lock, current) else None
+
+
 def stale_reason(lock: Path, owner: Owner | None, now: float | None = None) -> str | None:
     """Why the lock's owner is gone (so the lock may be taken over), or None while it may run."""
     now = time.time() if now is None else now
@@ -168,10 +190,12 @@ def acquire(
     pid: int | None = None,
     command: str | None = None,
     say: Callable[[str], None] | None = None,
+    asked: float | None = None,
 ) -> bool:
     """Take ``lock`` for ``load_id``, waiting up to ``wait`` seconds (default :func:`wait_seconds`)
     for a running load; True when this call made it, False when this process already held it (a
-    nested load). Raises LoadBusy when the wait ends first."""
+    nested load). Raises LoadBusy when the wait ends first, saying it waited ``asked`` seconds
+    (default ``wait``: a load through the Thrift server waits the rest of its client's --wait)."""
     lock = Path(lock)
     with _held_guard:
         if kind == PROCESS and lock in _held:
@@ -205,8 +229,7 @@ def acquire(
         if time.monotonic() >= deadline:
             running = current.describe(lock) if current else f"a load starting (lock {lock})"
             raise LoadBusy(
-                f"another load is running into this warehouse: {running}; waited {limit:.0f} s ({WAIT_ENV} or "
-                "--wait sets how long). Remove the lock folder only if no load runs."
+                f"{BUSY_PREFIX}{running}; waited {limit if asked is None else asked:.0f} s ({WAIT_ENV} or --wait sets how long). {BUSY_SUFFIX}"
             )
         if say and not said:
             said = True

@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import sys
+import time
 import uuid
 
 from .. import load_lock
@@ -204,15 +205,33 @@ def _load_local(args: argparse.Namespace, root) -> int:
 
 
 def _load_through_dbt(args: argparse.Namespace, root) -> int:
+    """The load as the Thrift server's application runs it (``dbt run-operation load_smf_files``).
+    The lock is taken there, by the plan; this process says whom it waits for when it sees the
+    lock (a warehouse folder on this machine) and turns the plan's LoadBusy into exit 2."""
     from dbt.cli.main import dbtRunner
 
+    from .session import load_lock_path
+
     paths = [os.path.abspath(p) if os.path.exists(p) else p for p in args.paths]
-    dbt_vars = {"smf_paths": paths, "smf_framing": args.framing, "raw_schema": args.raw_schema}
+    wait = load_lock.wait_seconds(args.wait)  # counted from now, whenever the plan is read
+    dbt_vars = {
+        "smf_paths": paths, "smf_framing": args.framing, "raw_schema": args.raw_schema,
+        "smf_load_wait": {"until": time.time() + wait, "seconds": wait},
+    }  # fmt: skip
+    running = load_lock.running_load(load_lock_path(root, args.raw_schema))
+    if running:
+        _say(f"mqsmf load: waiting for {running}")
     if args.split_mb != 64:
         print("mqsmf: --split-mb applies to --target local only; the cluster load uses the default", file=sys.stderr)
     if args.json_summary:
         print("mqsmf: --json applies to --target local only", file=sys.stderr)
-    result = dbtRunner().invoke(
+    errors: list[str] = []  # dbt logs a failed operation's error; its result carries no message
+
+    def keep_errors(event) -> None:
+        if event.info.level == "error":
+            errors.append(event.info.msg)
+
+    result = dbtRunner(callbacks=[keep_errors]).invoke(
         [
             "run-operation",
             "load_smf_files",
@@ -226,4 +245,9 @@ def _load_through_dbt(args: argparse.Namespace, root) -> int:
             json.dumps(dbt_vars),
         ]
     )
-    return 0 if result.success else 1
+    if result.success:
+        return 0
+    busy = load_lock.busy_message("\n".join(errors))
+    if busy:
+        raise LoadBusy(busy)
+    return 1

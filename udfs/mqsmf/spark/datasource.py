@@ -46,7 +46,7 @@ from .. import load_lock
 from ..warehouse import RAW_SCHEMA
 from . import partitions, staging
 from .options import ACTING, COMMIT, FINISH, LOAD_SQL, PUBLISH, RELEASE, REVEAL, STAGE, UNLOCK, ReadOptions
-from .plan import plan_from_options, publish_statements
+from .plan import BUSY, Step, plan_from_options, publish_statements
 from .spool import release_spool
 
 FORMAT = "mqsmf"
@@ -139,7 +139,8 @@ class StructureReader(DataSourceReader):
 
 class LoadSqlReader(DataSourceReader):
     """The statements of one load (``_load_sql``), in order (``step``), for the dbt macro to run
-    one by one."""
+    one by one; or, when another load kept the load lock past this one's wait, one ``busy`` step
+    whose statement is the LoadBusy message (the macro raises it)."""
 
     def __init__(self, options: Mapping[str, str]) -> None:
         self.options = dict(options)
@@ -148,7 +149,11 @@ class LoadSqlReader(DataSourceReader):
         return [InputPartition(None)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        yield _statements(plan_from_options(self.options))
+        try:
+            steps = plan_from_options(self.options)
+        except load_lock.LoadBusy as e:  # the macro raises it: a load that waited is no task failure
+            steps = [Step("load lock", str(e), BUSY)]
+        yield _statements(steps)
 
 
 def _statements(steps) -> pa.RecordBatch:

@@ -14,6 +14,7 @@ The steps themselves, and why a load is crash-safe and idempotent, are described
 from __future__ import annotations
 
 import os
+import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,9 @@ VIEW_PREFIX = "mqsmf_load_"
 # honour it too, at the points mqsmf.spark.staging names.
 KILL_AFTER_ENV = staging.KILL_AFTER_ENV
 SQL, EXPAND = "sql", "expand"
+# The plan of a load that did not get the load lock in time: one step whose statement is the
+# LoadBusy message, which the dbt macro raises as its error (no Spark task failure, no traceback).
+BUSY = "busy"
 RELEASE_LABEL = "release spool"
 UNLOCK_LABEL = "release load lock"
 FINISH_LABEL = staging.FINISH_LABEL
@@ -162,9 +166,12 @@ def load_plan(
 
 def plan_from_options(options: Mapping[str, str]) -> list[Step]:
     """The plan for the ``_load_sql`` pseudo-structure: options path/paths, framing, raw_schema,
-    load_id (dbt passes its invocation id), split_bytes, warehouse. With ``warehouse`` (the dbt
-    macro passes Spark's), the plan holds the warehouse's load lock (``mqsmf.load_lock``) from now
-    on, its owner the JVM reading it, until its last step (``_unlock``) gives it back."""
+    load_id (dbt passes its invocation id), split_bytes, warehouse, wait_until, wait_seconds. With ``warehouse``
+    (the dbt macro passes Spark's), the plan holds the warehouse's load lock (``mqsmf.load_lock``)
+    from now on, its owner the JVM reading it, until its last step (``_unlock``) gives it back. It
+    waits for a running load until ``wait_until`` (seconds since the epoch: ``mqsmf load --target
+    cluster`` sends its ``--wait``, ``wait_seconds``, counted from its start), else for
+    ``MQSMF_LOAD_WAIT_SECONDS``."""
     read = ReadOptions.from_options(options)
     raw_schema = options.get("raw_schema") or RAW_SCHEMA
     load_id = options.get("load_id") or uuid.uuid4().hex
@@ -174,7 +181,12 @@ def plan_from_options(options: Mapping[str, str]) -> list[Step]:
     if options.get("warehouse"):
         lock = load_lock.lock_path(staging.local_folder(options["warehouse"]), raw_schema)
         command = "dbt on-run-start hook load_smf_files"
-        load_lock.acquire(lock, load_id, kind=load_lock.SQL_PLAN, pid=os.getppid(), command=command)
+        until, asked = options.get("wait_until"), options.get("wait_seconds")
+        wait = max(0.0, float(until) - time.time()) if until else None
+        load_lock.acquire(
+            lock, load_id, wait=wait, kind=load_lock.SQL_PLAN, pid=os.getppid(), command=command,
+            asked=float(asked) if asked else None,
+        )  # fmt: skip
         unlock = {"raw_schema": raw_schema, "warehouse": WAREHOUSE_SQL, "load_id": load_id}
         steps += _file_steps(UNLOCK_LABEL, UNLOCK, unlock, "SELECT * FROM {view}")
     return steps
