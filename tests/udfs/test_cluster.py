@@ -1,11 +1,17 @@
 """The ``cluster`` target end to end on a real Spark standalone cluster (issue #7).
 
 ``mqsmf cluster start`` runs a master, two workers and a Spark Thrift server on 127.0.0.1 from the
-pip-installed PySpark. A generated queue-sharing-group day then goes load (``mqsmf load --target
-cluster``: the Thrift server's driver plans, the executors decode) -> ``dbt build --target
+pip-installed PySpark. A generated queue-sharing-group day then goes load -> ``dbt build --target
 cluster`` (thrift) -> the data-quality gate (``mqsmf check``'s code in a Spark application on the
 master, after the Thrift server hands the Derby metastore over). The marts must equal, row for row and
 column for column, those the embedded ``local`` target builds from the same day.
+
+The load step is two loads at once: two ``mqsmf load --target cluster`` processes of that same day,
+started together (the Thrift server's driver plans each, the executors decode). The plan holds the
+raw schema's load lock (``mqsmf.load_lock``, owned by the Thrift application), so one load runs, the
+other's plan read waits in an executor until the first has given the lock back, then finds every
+row present: both succeed, both are audited, and the raw tables hold exactly what one clean load
+(the embedded run's) holds.
 
 The cluster's Python (driver-side Python workers and executors) is an interpreter that sees this
 environment's libraries but NOT the project's editable install: the run can only work if the
@@ -19,6 +25,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -30,41 +37,55 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from mqsmf import load_lock, warehouse
 from mqsmf.generate import ScenarioConfig, Target, plan_scenario, write_scenario
 from mqsmf.spark import cluster as cl
+
+from .warehouse_digest import digest
 
 # Extended: a standalone cluster (master, workers, Thrift server) and a second embedded run take about
 # ten minutes on 2 cores, too much for the default run; run with --extended or MQSMF_EXTENDED=1.
 pytestmark = [pytest.mark.slow, pytest.mark.spark, pytest.mark.extended]
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 DAY = ScenarioConfig(
     seed=17, qmgrs=3, lpars=2, queues=20, intervals=6, inject=(Target.parse("BP04"), Target.parse("Q03"))
 )
 EMBEDDED_SCHEMA = "cluster_cmp_embedded"  # the embedded build's marts: <schema>_marts
 CLUSTER_SCHEMA = "mqsmf"
+RAW = warehouse.RAW_SCHEMA  # the cluster loads' raw schema (mqsmf load's default)
+LOADS = ("load", "load_2")  # the two loads started at once
+BUSY, RUNNING_LOAD = "load_busy", "the-running-load"  # a load that finds the lock held, and its holder
 LOAD_METADATA = {"loaded_at", "load_id"}  # differ between any two loads by design
 PROCESS_TIMEOUT = 900
 
 # One Spark application on the master after the hand-over (one JVM start, not two): the gate
 # exactly as ``mqsmf check --stage all`` runs it (same session settings), then the marts as parquet
-# files for the comparison and where the executors import mqsmf from.
+# files for the comparison, what the raw schema holds (``warehouse_digest``: per table its rows,
+# the audit of each load, loads left staged) with the audited load ids, and where the executors
+# import mqsmf from.
 GATE_AND_EXPORT = """
 import json, sys
 from mqsmf.cli import main
 from mqsmf.spark.session import local_session
-out, schema = sys.argv[1], sys.argv[2]
+out, schema, raw, here = sys.argv[1:5]
 rc = main(["check", "--stage", "all", "--no-docs", "--json", f"{out}/_gate.json"])
 spark = local_session()
 tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
 for t in tables:
     spark.table(f"{schema}.{t}").toPandas().to_parquet(f"{out}/{t}.parquet")
+sys.path.append(here)
+from warehouse_digest import digest
+raw_digest = digest(spark, raw)
+load_ids = sorted(r[0] for r in spark.sql(f"SELECT DISTINCT load_id FROM `{raw}`.smf_load_audit").collect())
 def where(_):
     import os, mqsmf, pyspark_mqsmf
     yield json.dumps([mqsmf.__file__, pyspark_mqsmf.__file__, os.getcwd()])
 found = spark.sparkContext.parallelize(range(4), 4).mapPartitions(where).collect()
 with open(f"{out}/_export.json", "w") as f:
     json.dump({"gate_rc": rc, "tables": tables, "master": spark.sparkContext.master,
+               "raw": raw_digest, "audited_load_ids": load_ids,
                "executor_imports": [json.loads(x) for x in found]}, f)
 spark.stop()
 sys.exit(rc)
@@ -91,6 +112,34 @@ def _run(cmd: list[str], env: dict[str, str], log: Path) -> tuple[int, float]:
             cmd, env=env, cwd=PROJECT_DIR, stdout=out, stderr=subprocess.STDOUT, timeout=PROCESS_TIMEOUT
         )
     return proc.returncode, time.perf_counter() - t0
+
+
+def _run_at_once(cmds: dict[str, list[str]], envs: dict[str, dict[str, str]], logs: dict[str, Path]):
+    """Start every command at the same moment (each with its own log), wait for all; per name the
+    exit code and the seconds from the common start to that process's end."""
+    procs: dict[str, subprocess.Popen] = {}
+    rc, seconds = {}, {}
+    try:
+        t0 = time.perf_counter()
+        for name, cmd in cmds.items():
+            with open(logs[name], "w") as out:  # the child keeps its own descriptor
+                procs[name] = subprocess.Popen(
+                    cmd, env=envs[name], cwd=PROJECT_DIR, stdout=out, stderr=subprocess.STDOUT
+                )
+        deadline = time.monotonic() + PROCESS_TIMEOUT
+        while len(rc) < len(procs):
+            for name, proc in procs.items():
+                if name not in rc and proc.poll() is not None:
+                    rc[name], seconds[name] = proc.returncode, time.perf_counter() - t0
+            if len(rc) < len(procs) and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired([c[0] for c in cmds.values()], PROCESS_TIMEOUT)
+            time.sleep(0.2)
+        return rc, seconds
+    finally:
+        for proc in procs.values():  # left running only by a timeout or an error here: ours, by pid
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
 
 def _tail(log: Path, lines: int = 40) -> str:
@@ -152,8 +201,9 @@ def _cluster_run(run, day: str) -> None:
 
 
 def _run_steps(run, day: str) -> None:
-    """Load -> dbt build through the Thrift server; metastore hand-over; gate and export as Spark
-    applications on the master. Stops at the first failing step (its exit code is recorded)."""
+    """Two loads at once, then dbt build, through the Thrift server; metastore hand-over; gate and
+    export as Spark applications on the master. Stops after the first failing step (the loads: once
+    both have ended, if either failed); every exit code is recorded."""
     work = run.work
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MQSMF_", "SPARK_", "PYSPARK_"))}
     env.update(MQSMF_PROJECT_DIR=str(PROJECT_DIR), MQSMF_SCHEMA=CLUSTER_SCHEMA, **cl.app_env(run.cluster))
@@ -164,15 +214,33 @@ def _run_steps(run, day: str) -> None:
     exports.mkdir()
     script = work / "gate_and_export.py"
     script.write_text(GATE_AND_EXPORT)
+    # Two loads of the same day at once, each a dbt invocation with a target and log folder of its
+    # own (two dbt processes must not write one target/: that is dbt's business, not the lock's).
+    load = [*mqsmf, "load", "--target", "cluster", day, "--project-dir", str(PROJECT_DIR), "--no-progress"]
+    run.logs.update({name: work / f"{name}.log" for name in LOADS})
+    envs = {
+        name: {**env, "DBT_TARGET_PATH": str(work / name / "target"), "DBT_LOG_PATH": str(work / name / "logs")}
+        for name in LOADS
+    }
+    rc, seconds = _run_at_once(dict.fromkeys(LOADS, load), envs, run.logs)
+    run.rc.update(rc)
+    run.seconds.update(seconds)
+    if any(rc.values()):
+        return
+    # A third load while another holds the lock (this process, standing for a load that runs on):
+    # it names that load as it starts, and exits 2 naming it when its --wait is over.
+    lock = load_lock.lock_path(Path(run.cluster.warehouse_dir) / "spark-warehouse", RAW)
+    run.logs[BUSY] = work / f"{BUSY}.log"
+    with load_lock.holding(lock, RUNNING_LOAD, wait=0):
+        run.rc[BUSY], run.seconds[BUSY] = _run([*load, "--wait", "3"], envs[LOADS[0]], run.logs[BUSY])
     steps = {
-        "load": [*mqsmf, "load", "--target", "cluster", day, "--project-dir", str(PROJECT_DIR), "--no-progress"],
         "dbt_build": [dbt, "build", "--project-dir", str(PROJECT_DIR), "--profiles-dir",
                       str(PROJECT_DIR / "profiles"), "--target", "cluster", *dbt_paths],
         # Hand the Derby metastore over: the gate is a Spark application with DataFrames (GX).
         "handover": None,
         # A script file, not ``python -c``: pyspark's Connect modules, imported by GX, exit a
         # ``-c`` process early when grpc is missing ("Skipping doctests").
-        "gate_and_export": [sys.executable, str(script), str(exports), f"{CLUSTER_SCHEMA}_marts"],
+        "gate_and_export": [sys.executable, str(script), str(exports), f"{CLUSTER_SCHEMA}_marts", RAW, str(HERE)],
     }  # fmt: skip
     for name, cmd in steps.items():
         if cmd is None:
@@ -198,7 +266,8 @@ def _embedded_run(spark, dbt, day: str) -> SimpleNamespace:
     tables = sorted(r.tableName for r in spark.sql(f"SHOW TABLES IN {schema}").collect() if not r.isTemporary)
     # Through parquet like the cluster's export, so both sides get the same pandas types.
     marts = {t: _via_parquet(spark.table(f"{schema}.{t}").toPandas()) for t in tables}
-    return SimpleNamespace(seconds=seconds, marts=marts)
+    # What one clean load of the day leaves in the raw schema (the hook's load, in this build).
+    return SimpleNamespace(seconds=seconds, marts=marts, raw=digest(spark, f"{EMBEDDED_SCHEMA}_raw"))
 
 
 def _via_parquet(df: pd.DataFrame) -> pd.DataFrame:
@@ -209,6 +278,8 @@ def _via_parquet(df: pd.DataFrame) -> pd.DataFrame:
 
 def _check_steps(run) -> None:
     for name, rc in run.rc.items():
+        if name == BUSY:  # exits 2 by design (its own test)
+            continue
         assert rc == 0, f"{name} failed on the cluster (exit {rc}); {run.logs[name]}:\n{_tail(run.logs[name])}"
 
 
@@ -299,6 +370,77 @@ def test_marts_equal_the_embedded_run(on_cluster, embedded):
         )
     assert sum(len(df) for df in embedded.marts.values()) > 500
     print(f"\nembedded load + dbt build: {embedded.seconds:,.1f} s")
+
+
+# dbt's console lines of the load macro: "HH:MM:SS  mqsmf: ..." (after a colour reset); "mqsmf:
+# loading <paths> (load <id>)" is logged once the load's plan has been read: once it holds the lock.
+MQSMF_LINE = re.compile(r"^(?:\x1b\[[0-9;]*m)*(\d\d):(\d\d):(\d\d)\s+(mqsmf: .*)$", re.M)
+LOADING = re.compile(r"^mqsmf: loading .* \(load ([0-9a-f-]+)\)$")
+STEP = re.compile(r"^mqsmf: \[\d+/\d+\] (.*)$")  # a step of the plan that dbt logs at level info
+
+
+def _mqsmf_lines(log: Path) -> list[tuple[int, str]]:
+    """The macro's console lines of a load's log: (seconds since midnight, text)."""
+    text = log.read_text(errors="replace")
+    return [(int(h) * 3600 + int(m) * 60 + int(s), line) for h, m, s, line in MQSMF_LINE.findall(text)]
+
+
+def test_two_loads_at_once_through_thrift_leave_one_clean_load(on_cluster, embedded, day):
+    """The two loads started together both succeed as one load does; one holds the load lock while
+    the other's plan read waits for it in an executor, so their steps do not overlap; both are
+    audited, and the raw schema holds exactly what one clean load of the day holds."""
+    _check_steps(on_cluster)  # both loads exit 0, as a single load of this day does
+    lines = {name: _mqsmf_lines(on_cluster.logs[name]) for name in LOADS}
+    day_start = lines[LOADS[0]][0][0]
+    lines = {  # the day may turn while they run
+        name: [(t + 86400 if t < day_start - 43200 else t, text) for t, text in found] for name, found in lines.items()
+    }
+    load_ids, started = {}, {}
+    for name, found in lines.items():
+        ((started[name], load_ids[name]),) = [(t, m[1]) for t, text in found if (m := LOADING.match(text))]
+    first, second = sorted(LOADS, key=lambda name: started[name])
+    print(f"\nfirst load: {first} ({load_ids[first]}), the second ({second}) holds the lock "
+          f"{started[second] - started[first]} s later; {second}'s lines:\n" +
+          "\n".join(text for _, text in lines[second]))  # fmt: skip
+    # The second load's plan was read (it held the lock) only after every step the first logged.
+    # Its client says nothing while it waits: the wait is in the plan read, in an executor's Python
+    # worker (load_lock.acquire without ``say``), not in the ``mqsmf load`` process.
+    last_of_first = lines[first][-1][0]
+    assert started[second] >= last_of_first, (first, lines[first][-1], second, started[second])
+    for name in LOADS:  # both ran their load steps
+        steps = [m[1] for _, text in lines[name] if (m := STEP.match(text))]
+        assert steps == ["decode files", "stage", "publish"], (name, steps)
+    # Both loads are audited, under their own ids (dbt's invocation ids).
+    assert load_ids[first] != load_ids[second]
+    assert on_cluster.export["audited_load_ids"] == sorted(load_ids.values())
+    # One clean load's rows: every raw table as the embedded run's single load left it (the audit
+    # and load dates have one set of rows per load), nothing left staged, the same audit for both
+    # loads, and every row counted as added once, by one load.
+    got, clean = on_cluster.export["raw"], embedded.raw
+    per_load = (warehouse.AUDIT_TABLE, warehouse.LOAD_DATES_TABLE)
+    assert clean["tables"]["qqst"][0] > 0 and clean["tables"]["qpst"][0] > 0
+    assert got["tables"] == clean["tables"] | {t: got["tables"][t] for t in per_load}
+    assert got["staged"] == [], got["staged"]
+    (reference,) = clean["audit_per_load"]
+    assert got["audit_per_load"] == [reference, reference]
+    assert got["rows_added"] == clean["rows_added"]
+    # And each of the generator's rows exactly once (its manifest counts them per structure).
+    counts = json.loads(Path(f"{day}.manifest.json").read_text())["counts"]["instances"]
+    assert {t.lower(): [n, n] for t, n in counts.items()} == {t.lower(): got["tables"][t.lower()][:2] for t in counts}
+
+
+def test_a_load_through_thrift_that_cannot_get_the_lock_exits_2_naming_the_running_load(on_cluster):
+    """Its client names the load it waits for (it sees the lock), the plan read waits until the
+    client's --wait is over (counted from the client's start), and the plan's refusal, raised by
+    the dbt macro (no failed Spark task, no traceback), becomes the one-line error, exit 2."""
+    log = on_cluster.logs[BUSY].read_text(errors="replace")
+    assert on_cluster.rc[BUSY] == 2, _tail(on_cluster.logs[BUSY])
+    assert f"mqsmf load: waiting for load {RUNNING_LOAD} (" in log
+    last = log.strip().splitlines()[-1]
+    assert last.startswith(f"mqsmf load: {load_lock.BUSY_PREFIX}load {RUNNING_LOAD} ("), last
+    assert last.endswith(load_lock.BUSY_SUFFIX) and "; waited 3 s (" in last, last
+    assert "Traceback" not in log and "at org.apache" not in log, _tail(on_cluster.logs[BUSY])
+    assert on_cluster.seconds[BUSY] < 300  # not MQSMF_LOAD_WAIT_SECONDS' default 600 s
 
 
 def test_stop_ends_every_process_by_pid(on_cluster):
