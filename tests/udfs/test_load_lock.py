@@ -181,9 +181,9 @@ def test_the_hooks_plan_takes_the_lock_as_its_jvm_and_gives_it_back_last(tmp_pat
 
 
 def test_a_busy_message_is_found_in_another_processs_error_and_the_running_load_is_named(tmp_path):
-    """A load through the Thrift server fails in a Spark task: dbt reports the task's Python
-    traceback, from which `mqsmf load --target cluster` takes the one-line LoadBusy message (exit 2).
-    Before it starts, it names the load it will wait for when it sees the lock."""
+    """`mqsmf load --target cluster` takes the one-line LoadBusy message from the error dbt logs
+    (exit 2), whatever surrounds it (here a Spark task's error text). Before it starts, it names the
+    load it will wait for when it sees the lock."""
     lock = load_lock.lock_path(tmp_path, "smf_raw")
     assert load_lock.running_load(lock) is None  # no lock at all
     proc = holder(lock, "load-one", 30)

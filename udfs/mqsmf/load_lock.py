@@ -60,7 +60,7 @@ class LoadBusy(RuntimeError):
 
 def busy_message(text: str) -> str | None:
     """The LoadBusy message inside another process's error text (a load through the Thrift server
-    fails in a Spark task; dbt reports the task's Python traceback), or None."""
+    is refused by its dbt macro, whose error dbt logs), or None."""
     start = text.find(BUSY_PREFIX)
     end = text.find(BUSY_SUFFIX, start)
     return text[start : end + len(BUSY_SUFFIX)] if start >= 0 and end >= 0 else None
