@@ -2,8 +2,9 @@
 
 Two steps: ``data.collect`` queries the warehouse with Spark SQL into a small ``ReportData`` (the
 top objects' time series, the advisories, the data-quality results), and ``render.render_html``
-turns that into one page that opens from disk (Plotly bundled inline, no server, no internet).
-This module imports neither Spark nor Plotly until a report is written.
+turns that into one page that opens from disk (Plotly bundled inline, no server, no internet),
+through the Jinja2 templates in ``templates/`` (autoescape on: the engine escapes every name).
+This module imports neither Spark, Plotly nor Jinja2 until a report is written.
 """
 
 from __future__ import annotations

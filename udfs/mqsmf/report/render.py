@@ -1,20 +1,30 @@
 """ReportData -> one static HTML page that opens from disk: no server, no internet.
 
-Plotly.js (from the ``plotly`` package) is inlined once; the chart specs travel as one JSON block;
-the advisory table is plain HTML rows that a few lines of JavaScript sort and filter. Every string
-that comes from the data is escaped: ``html.escape`` in the markup, ``\\u003c``-style escapes in the
-JSON inside ``<script>`` (so no name can close the script), and escaped again for Plotly's own
+The markup is in Jinja2 templates (``templates/``: ``page.html`` includes a template per part of
+the page, ``_macros.html`` holds the badge and count cells); this module turns the frames into the
+plain values they show. Plotly.js (from the ``plotly`` package) is inlined once; the chart specs
+travel as one JSON block; the advisory table is plain HTML rows that a few lines of JavaScript sort
+and filter.
+
+Every string that comes from the data is escaped by the template engine, never by hand: autoescape
+is on for the templates, so the markup of a macro or an included template stays markup and any
+other value is escaped as it is written (``finalize``: NULL/NaN as empty, ``html.escape``'s
+entities). The JSON inside ``<script>`` gets ``\\u003c``-style escapes instead (the ``script_json``
+filter, so no name can close the script), and the chart labels are escaped again for Plotly's own
 HTML-like labels (``charts``).
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
 from importlib import resources
 
 import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from ..warehouse import QUALITY_SCHEMA
 from .charts import SECTIONS, charts
@@ -39,13 +49,6 @@ ADVISORY_COLUMNS = (
     ("Chart", None, "chart"),
 )
 SELECT_FILTERS = ("severity", "rule_id", "object_type")
-
-
-def esc(value) -> str:
-    """Text for HTML content or a quoted attribute; NULL/NaN -> empty."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return html.escape(str(value), quote=True)
 
 
 def script_json(value) -> str:
@@ -86,9 +89,46 @@ def fmt_time(value) -> str:
     return str(value).replace("T", " ").removesuffix("Z")
 
 
-def _count_cell(value) -> str:
-    n = int(_number(value) or 0)
-    return f'<td class="num{" zero" if n == 0 else ""}">{n:,}</td>'
+def _count(value) -> int:
+    """A count as shown: NULL/NaN as 0."""
+    return int(_number(value) or 0)
+
+
+def _finalize(value):
+    """Every ``{{ value }}`` of the templates. Markup (a macro's or an included template's output,
+    the inlined CSS/JS, ``|safe`` constants) as is; NULL/NaN as empty; anything else escaped as text
+    for HTML content or a quoted attribute, with ``html.escape``'s entities (``&quot;``, ``&#x27;``)."""
+    if isinstance(value, Markup):
+        return value
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Markup("")
+    return Markup(html.escape(str(value), quote=True))
+
+
+@functools.cache
+def environment() -> Environment:
+    """The templates of the page, from the package (``templates/``), escaping on."""
+    env = Environment(
+        loader=PackageLoader(__package__, "templates"),
+        autoescape=select_autoescape(["html"]),
+        finalize=_finalize,
+        undefined=StrictUndefined,  # a misspelt name fails instead of rendering empty
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(
+        script_json=lambda value: Markup(script_json(value)),  # safe inside <script>, see script_json
+        as_count=_count,
+        thousands=lambda n: f"{n:,}",
+        fmt_time=fmt_time,
+    )
+    env.globals["status_text"] = STATUS_TEXT
+    return env
+
+
+def _render(template: str, **context) -> str:
+    return environment().get_template(template).render(**context)
 
 
 # ---- data quality ------------------------------------------------------------------------------
@@ -128,58 +168,42 @@ STATUS_TEXT = {
 }
 
 
-def _badge(kind: str, text: str | None = None) -> str:
-    return f'<span class="badge {esc(kind)}">{esc(text if text is not None else STATUS_TEXT.get(kind, kind))}</span>'
+def quality_view(data: ReportData) -> dict:
+    """What the data-quality section shows (templates/quality.html)."""
+    view = {
+        "ran": data.dq_checks is not None,
+        "gate_schema": data.quality_schema or QUALITY_SCHEMA,
+        "schema": data.quality_schema,
+        "stages": [],
+        "failed": [],
+        "pitfalls": list(data.dq_pitfalls.itertuples()),
+    }
+    if data.dq_checks is None:
+        return view
+    checks = data.dq_checks
+    for stage in STAGES:
+        rows = checks[checks["stage"] == stage]
+        failed = rows[rows["status"] == "failed"]
+        view["stages"].append(
+            {
+                "stage": stage,
+                "status": stage_status(checks, stage),
+                "checks": len(rows),
+                "errors": (failed["severity"] == "error").sum(),
+                "warnings": (failed["severity"] == "warn").sum(),
+                "violations": pd.to_numeric(rows["violations"]).sum(),
+                "checked_at": rows["checked_at"].max() if not rows.empty else "",
+            }
+        )
+    failed = checks[checks["status"] == "failed"]
+    view["failed"] = list(
+        failed.assign(_e=failed["severity"] != "error").sort_values(["_e", "stage", "check_name"]).itertuples()
+    )
+    return view
 
 
 def render_quality(data: ReportData) -> str:
-    parts = ['<section id="data-quality"><h2>Data quality</h2>']
-    if data.dq_checks is None:
-        parts.append(
-            '<p class="how">The data-quality gate has not written its results '
-            f"({esc(data.quality_schema or QUALITY_SCHEMA)}.dq_check_results): run <code>mqsmf check</code>.</p>"
-        )
-        return "".join(parts) + "</section>"
-    parts.append('<p class="how">Latest run of the data-quality gate (<code>mqsmf check</code>) per stage.</p>')
-    parts.append("<table><thead><tr><th>Stage</th><th>Status</th><th>Checks</th><th>Failed (error)</th>")
-    parts.append("<th>Failed (warn)</th><th>Violating rows</th><th>Checked at (UTC)</th></tr></thead><tbody>")
-    for stage in STAGES:
-        rows = data.dq_checks[data.dq_checks["stage"] == stage]
-        failed = rows[rows["status"] == "failed"]
-        checked = rows["checked_at"].max() if not rows.empty else ""
-        parts.append(
-            f"<tr><td>{esc(stage)}</td><td>{_badge(stage_status(data.dq_checks, stage))}</td>"
-            f'<td class="num">{len(rows):,}</td>{_count_cell((failed["severity"] == "error").sum())}'
-            f"{_count_cell((failed['severity'] == 'warn').sum())}{_count_cell(pd.to_numeric(rows['violations']).sum())}"
-            f'<td class="time">{esc(fmt_time(checked))}</td></tr>'
-        )
-    parts.append("</tbody></table>")
-    failed = data.dq_checks[data.dq_checks["status"] == "failed"]
-    if not failed.empty:
-        parts.append('<h3>Failed checks</h3><table id="dq-failed"><thead><tr><th>Stage</th><th>Severity</th>')
-        parts.append("<th>Check</th><th>Violating rows</th><th>Rule</th></tr></thead><tbody>")
-        order = failed.assign(_e=failed["severity"] != "error").sort_values(["_e", "stage", "check_name"])
-        for r in order.itertuples():
-            kind = "critical" if r.severity == "error" else "warning"
-            parts.append(
-                f"<tr><td>{esc(r.stage)}</td><td>{_badge(kind, r.severity)}</td><td>{esc(r.check_name)}</td>"
-                f'{_count_cell(r.violations)}<td class="long">{esc(r.rule)}</td></tr>'
-            )
-        parts.append("</tbody></table>")
-        parts.append(f'<p class="note">Every violating row is listed in {esc(data.quality_schema)}.dq_violations.</p>')
-    if not data.dq_pitfalls.empty:
-        parts.append('<h3>Known data pitfalls found</h3><p class="how">Values MQ writes that mean something else '
-                     "than they seem (seed <code>data_pitfalls</code>: what each is and what the models do about it), "
-                     "per queue manager and day.</p>")  # fmt: skip
-        parts.append('<table id="dq-pitfalls"><thead><tr><th>Day</th><th>Queue manager</th><th>Pitfall</th>')
-        parts.append("<th>Rows</th></tr></thead><tbody>")
-        for r in data.dq_pitfalls.itertuples():
-            parts.append(
-                f"<tr><td>{esc(r.interval_date)}</td><td>{esc(r.qmgr_name)}</td>"
-                f"<td>{esc(r.check_name.removeprefix('pitfall_'))}</td>{_count_cell(r.rows_affected)}</tr>"
-            )
-        parts.append("</tbody></table>")
-    return "".join(parts) + "</section>"
+    return _render("quality.html", quality=quality_view(data))
 
 
 # ---- summary -----------------------------------------------------------------------------------
@@ -195,48 +219,41 @@ def _versions(values) -> str:
     return ", ".join(sorted(seen, key=lambda s: tuple(int(p) if p.isdigit() else 0 for p in s.split("."))))
 
 
-def render_summary(data: ReportData) -> str:
+COUNT_COLUMNS = ("statistics_intervals", "dq_errors", "dq_warnings", *SEVERITIES)
+
+
+def summary_view(data: ReportData) -> dict:
+    """What the summary shows (templates/summary.html): a group per QSG ("" = outside one)."""
     qm = data.queue_managers.copy()
-    parts = ['<section id="summary"><h2>Summary per queue-sharing group and queue manager</h2>']
-    parts.append(
-        '<p class="how">Time range of the statistics, MQ versions, data-quality violations (gate rows per queue '
-        "manager: errors / warnings) and MP16 advisories by severity.</p>"
-    )
-    if qm.empty:
-        parts.append("<p>No queue manager statistics in the marts.</p></section>")
-        return "".join(parts)
-    qm["_qsg"] = qm["qsg_name"].fillna("")
-    header = (
-        '<table class="summary"><thead><tr><th>Queue manager</th><th>System</th><th>MQ versions</th>'
-        "<th>First interval (UTC)</th><th>Last interval end (UTC)</th><th>Intervals</th>"
-        "<th>DQ errors</th><th>DQ warnings</th><th>Critical</th><th>Warning</th><th>Info</th></tr></thead><tbody>"
-    )
-    for qsg, group in qm.sort_values(["_qsg", "qmgr_name"]).groupby("_qsg", sort=True):
-        name = f"Queue-sharing group {esc(qsg)}" if qsg else "Queue managers outside a queue-sharing group"
-        parts.append(f'<h3 class="qsg" data-qsg="{esc(qsg)}">{name}</h3>{header}')
-        for r in group.itertuples():
-            parts.append(
-                f'<tr data-qmgr="{esc(r.qmgr_name)}"><td>{esc(r.qmgr_name)}</td><td>{esc(r.system_id)}</td>'
-                f'<td>{esc(_versions([r.mq_versions]))}</td><td class="time">{esc(fmt_time(r.first_interval_start_at))}</td>'
-                f'<td class="time">{esc(fmt_time(r.last_interval_end_at))}</td>{_count_cell(r.statistics_intervals)}'
-                f"{_count_cell(r.dq_errors)}{_count_cell(r.dq_warnings)}"
-                + "".join(_count_cell(getattr(r, s)) for s in SEVERITIES)
-                + "</tr>"
-            )
-        if qsg:
-            parts.append(
-                f'<tr class="qsg-total"><td>{esc(qsg)} ({len(group)} queue managers)</td><td></td>'
-                f"<td>{esc(_versions(group['mq_versions']))}</td>"
-                f'<td class="time">{esc(fmt_time(group["first_interval_start_at"].min()))}</td>'
-                f'<td class="time">{esc(fmt_time(group["last_interval_end_at"].max()))}</td>'
-                + "".join(
-                    _count_cell(pd.to_numeric(group[c]).sum())
-                    for c in ("statistics_intervals", "dq_errors", "dq_warnings", *SEVERITIES)
-                )
-                + "</tr>"
-            )
-        parts.append("</tbody></table>")
-    return "".join(parts) + "</section>"
+    groups = []
+    if not qm.empty:
+        qm["_qsg"] = qm["qsg_name"].fillna("")
+        for qsg, group in qm.sort_values(["_qsg", "qmgr_name"]).groupby("_qsg", sort=True):
+            rows = [
+                {
+                    "qmgr_name": r.qmgr_name,
+                    "system_id": r.system_id,
+                    "versions": _versions([r.mq_versions]),
+                    "first": r.first_interval_start_at,
+                    "last": r.last_interval_end_at,
+                    "counts": [getattr(r, c) for c in COUNT_COLUMNS],
+                }
+                for r in group.itertuples()
+            ]
+            total = None
+            if qsg:
+                total = {
+                    "versions": _versions(group["mq_versions"]),
+                    "first": group["first_interval_start_at"].min(),
+                    "last": group["last_interval_end_at"].max(),
+                    "counts": [pd.to_numeric(group[c]).sum() for c in COUNT_COLUMNS],
+                }
+            groups.append({"qsg": qsg, "rows": rows, "total": total})
+    return {"groups": groups}
+
+
+def render_summary(data: ReportData) -> str:
+    return _render("summary.html", summary=summary_view(data))
 
 
 # ---- advisory table ----------------------------------------------------------------------------
@@ -265,100 +282,66 @@ def chart_of(row, index: dict[tuple, str]) -> str | None:
     return None
 
 
-def _advisory_cell(row, column: str | None, kind: str, index: dict[tuple, str] | None = None) -> str:
+def _advisory_cell(row, column: str | None, kind: str, index: dict[tuple, str] | None = None) -> dict:
+    """One cell of the advisory table: its kind (how templates/advisories.html writes it), its text
+    and the value report.js sorts it by."""
     if kind == "chart":
-        target = chart_of(row, index or {})
-        return f'<td><a class="to-chart" href="#{esc(target)}">chart</a></td>' if target else "<td></td>"
+        return {"kind": kind, "target": chart_of(row, index or {})}
     value = getattr(row, column)
     if kind == "severity":
-        return f'<td data-sort="{int(_number(row.severity_rank) or 0)}">{_badge(str(value), str(value))}</td>'
-    if kind == "num":
+        return {"kind": kind, "sort": int(_number(row.severity_rank) or 0), "text": str(value)}
+    if kind in ("num", "threshold"):
         n = _number(value)
-        return f'<td class="num" data-sort="{"" if n is None else repr(n)}">{esc(fmt_number(value))}</td>'
-    if kind == "threshold":
-        n = _number(value)
-        text = " ".join(p for p in (row.comparison or "", fmt_number(value), row.threshold_unit or "") if p)
-        return f'<td class="num" data-sort="{"" if n is None else repr(n)}">{esc(text)}</td>'
+        text = fmt_number(value)
+        if kind == "threshold":
+            text = " ".join(p for p in (row.comparison or "", text, row.threshold_unit or "") if p)
+        return {"kind": "num", "sort": "" if n is None else repr(n), "text": text}
     if kind == "time":
-        return f'<td class="time" data-sort="{esc(value)}">{esc(fmt_time(value))}</td>'
-    if kind == "long":  # clamped to a few lines; the whole text on hover
-        return f'<td class="long"><div class="clamp" title="{esc(value)}">{esc(value)}</div></td>'
-    return f"<td>{esc(value)}</td>"
+        return {"kind": kind, "sort": value, "text": fmt_time(value)}
+    return {"kind": kind, "text": value}  # text; long: clamped to a few lines, the whole text on hover
+
+
+def advisories_view(data: ReportData, all_charts: dict[str, list[dict]] | None = None) -> dict:
+    """What the advisory table shows (templates/advisories.html)."""
+    adv = data.advisories
+    columns = []
+    for title, column, kind in ADVISORY_COLUMNS:
+        options = None
+        if column in SELECT_FILTERS and not adv.empty:
+            options = sorted(adv[column].dropna().unique())
+            if column == "severity":
+                options = [v for v in SEVERITIES if v in options] + [v for v in options if v not in SEVERITIES]
+        typ = "num" if kind in ("num", "threshold", "severity") else "text"
+        columns.append({"title": title, "type": typ, "filter": column is not None, "options": options})
+    index = chart_index(all_charts or {})
+    rows = [
+        {
+            "message": row.message,
+            "cells": [_advisory_cell(row, column, kind, index) for _title, column, kind in ADVISORY_COLUMNS],
+        }
+        for row in adv.itertuples()
+    ]
+    return {"total": data.advisories_total, "marts_schema": data.marts_schema, "columns": columns, "rows": rows}
 
 
 def render_advisories(data: ReportData, all_charts: dict[str, list[dict]] | None = None) -> str:
-    adv = data.advisories
-    parts = ['<section id="advisories"><h2>MP16 advisories</h2>']
-    shown = len(adv)
-    how = (
-        "Every firing of an MP16 rule: observed value against the threshold in force, the recommended action "
-        "and the MP16 source. Click a column to sort; type or choose in the second row to filter; "
-        "'chart' jumps to the object's chart with the advisory's interval shaded."
-    )
-    if data.advisories_total > shown:
-        how += (
-            f" The {shown:,} most severe of {data.advisories_total:,} advisories are listed; all are in "
-            f"{esc(data.marts_schema)}.fct_mp16_advisories."
-        )
-    parts.append(f'<p class="how">{how} Showing <span id="advisory-count">{shown:,} of {shown:,}</span>.</p>')
-    if adv.empty:
-        parts.append("<p>No advisory fired.</p></section>")
-        return "".join(parts)
-    parts.append('<div class="table-wrap"><table id="advisory-table"><thead><tr>')
-    for i, (title, _column, kind) in enumerate(ADVISORY_COLUMNS):
-        typ = "num" if kind in ("num", "threshold", "severity") else "text"
-        parts.append(f'<th data-col="{i}" data-type="{typ}">{esc(title)}</th>')
-    parts.append('</tr><tr class="filters">')
-    for i, (title, column, _kind) in enumerate(ADVISORY_COLUMNS):
-        if column is None:
-            parts.append("<th></th>")
-        elif column in SELECT_FILTERS:
-            values = sorted(adv[column].dropna().unique())
-            if column == "severity":
-                values = [v for v in SEVERITIES if v in values] + [v for v in values if v not in SEVERITIES]
-            options = "".join(f'<option value="{esc(str(v).lower())}">{esc(v)}</option>' for v in values)
-            parts.append(
-                f'<th><select data-filter-col="{i}" aria-label="filter {esc(title)}">'
-                f'<option value="">all</option>{options}</select></th>'
-            )
-        else:
-            parts.append(
-                f'<th><input data-filter-col="{i}" placeholder="filter" aria-label="filter {esc(title)}"></th>'
-            )
-    parts.append("</tr></thead><tbody>")
-    index = chart_index(all_charts or {})
-    for row in adv.itertuples():
-        cells = "".join(_advisory_cell(row, column, kind, index) for _title, column, kind in ADVISORY_COLUMNS)
-        parts.append(f'<tr class="advisory" title="{esc(row.message)}">{cells}</tr>')
-    parts.append("</tbody></table></div></section>")
-    return "".join(parts)
+    return _render("advisories.html", advisories=advisories_view(data, all_charts))
 
 
 # ---- charts ------------------------------------------------------------------------------------
 
 
-def render_chart_sections(all_charts: dict[str, list[dict]], data: ReportData) -> str:
-    parts = []
+def chart_sections_view(all_charts: dict[str, list[dict]], data: ReportData) -> list[dict]:
+    """Each chart section (templates/charts.html): its charts and how many objects it chose from."""
+    views = []
     for section in SECTIONS:
         items = all_charts.get(section.key, [])
-        total = data.candidates.get(section.key, len(items))
-        parts.append(f'<section id="{section.key}" class="chart-section"><h2>{esc(section.title)}</h2>')
-        chosen = f"{len(items):,} of {total:,}: {section.chosen}." if total > len(items) else f"All {len(items):,}."
-        parts.append(
-            f'<p class="how">{esc(chosen)} Times in UTC. Shaded intervals: an MP16 advisory fired for the object '
-            "(red critical, orange warning, blue info); hover the rule ids for the observed value and threshold.</p>"
-        )
-        if not items:
-            parts.append("<p>No data.</p>")
-        group = None
-        parts.append('<div class="charts">')
-        for c in items:
-            if section.group_by and c["group"] != group:
-                group = c["group"]
-                parts.append(f'</div><h3 class="chart-group">Queue manager {esc(group)}</h3><div class="charts">')
-            parts.append(f'<div class="chart" id="{esc(c["id"])}" data-marks="{len(c["marks"])}"></div>')
-        parts.append("</div></section>")
-    return "".join(parts)
+        views.append({"section": section, "charts": items, "total": data.candidates.get(section.key, len(items))})
+    return views
+
+
+def render_chart_sections(all_charts: dict[str, list[dict]], data: ReportData) -> str:
+    return _render("charts.html", chart_sections=chart_sections_view(all_charts, data))
 
 
 # ---- page --------------------------------------------------------------------------------------
@@ -377,52 +360,41 @@ def plotly_js() -> str:
     return get_plotlyjs().replace("</script", "<\\/script")
 
 
-def _header(data: ReportData, all_charts: dict[str, list[dict]]) -> str:
+def header_view(data: ReportData, all_charts: dict[str, list[dict]]) -> dict:
+    """What the header says (templates/header.html)."""
     qm = data.queue_managers
-    first = fmt_time(qm["first_interval_start_at"].min()) if not qm.empty else ""
-    last = fmt_time(qm["last_interval_end_at"].max()) if not qm.empty else ""
-    qsgs = sorted(qm["qsg_name"].dropna().unique()) if not qm.empty else []
-    by_severity = " · ".join(f"{int(pd.to_numeric(qm[s]).sum()) if not qm.empty else 0:,} {s}" for s in SEVERITIES)
-    facts = [
-        f"{esc(first)} – {esc(last)} UTC" if first else "no statistics",
-        f"{len(qm):,} queue managers" + (f" in {', '.join(esc(q) for q in qsgs)}" if qsgs else ""),
-        f"advisories: {esc(by_severity)}",
-        f"data quality: {_badge(overall_status(data.dq_checks))}",
-        f"scope: {esc(data.scope)}" if data.scope else "scope: everything in the marts",
-        f"marts {esc(data.marts_schema)}",
-        f"generated {esc(fmt_time(data.generated_at))} UTC",
-    ]
     links = [("summary", "Summary"), ("data-quality", "Data quality"), ("advisories", "Advisories")] + [
         (s.key, f"{s.title} ({len(all_charts.get(s.key, []))})") for s in SECTIONS
     ]
-    nav = "".join(f'<a href="#{k}">{esc(t)}</a>' for k, t in links)
-    return (
-        "<header><h1>IBM MQ for z/OS: statistics report</h1>"
-        f'<div class="facts">{" &nbsp;|&nbsp; ".join(facts)}</div></header><nav>{nav}</nav>'
-    )
+    return {
+        "first": fmt_time(qm["first_interval_start_at"].min()) if not qm.empty else "",
+        "last": fmt_time(qm["last_interval_end_at"].max()) if not qm.empty else "",
+        "queue_managers": len(qm),
+        "qsgs": sorted(qm["qsg_name"].dropna().unique()) if not qm.empty else [],
+        "by_severity": " · ".join(
+            f"{int(pd.to_numeric(qm[s]).sum()) if not qm.empty else 0:,} {s}" for s in SEVERITIES
+        ),
+        "status": overall_status(data.dq_checks),
+        "scope": data.scope,
+        "marts_schema": data.marts_schema,
+        "generated_at": fmt_time(data.generated_at),
+        "links": links,
+    }
 
 
 def render_html(data: ReportData, include_plotly: bool = True) -> str:
     """The whole page. ``include_plotly=False`` leaves the 4.8 MB library out (unit tests)."""
     all_charts = charts(data)
-    specs = [{"id": c["id"], "figure": c["figure"]} for items in all_charts.values() for c in items]
-    notes = "".join(f'<p class="note">{esc(n)}</p>' for n in data.notes)
-    body = (
-        _header(data, all_charts)
-        + "<main>"
-        + notes
-        + render_summary(data)
-        + render_quality(data)
-        + render_advisories(data, all_charts)
-        + render_chart_sections(all_charts, data)
-        + "</main>"
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        "<title>MQ statistics report</title>"
-        f"<style>{_static('report.css')}</style></head><body>{body}"
-        f'<script type="application/json" id="mqsmf-charts">{script_json(specs)}</script>'
-        + (f"<script>{plotly_js()}</script>" if include_plotly else "")
-        + f"<script>{_static('report.js')}</script></body></html>\n"
+    return _render(
+        "page.html",
+        css=Markup(_static("report.css")),  # the package's own files, inlined as they are
+        js=Markup(_static("report.js")),
+        plotly_js=Markup(plotly_js()) if include_plotly else None,
+        specs=[{"id": c["id"], "figure": c["figure"]} for items in all_charts.values() for c in items],
+        notes=data.notes,
+        header=header_view(data, all_charts),
+        summary=summary_view(data),
+        quality=quality_view(data),
+        advisories=advisories_view(data, all_charts),
+        chart_sections=chart_sections_view(all_charts, data),
     )
