@@ -235,6 +235,34 @@ def test_names_from_the_data_are_escaped_in_markup_and_in_script_json(data, page
     assert f"Queue {html.escape(EVIL)} on QM01" in titles
 
 
+def test_the_templates_have_autoescape_on_and_escape_every_value(data):
+    from dataclasses import replace
+
+    from markupsafe import Markup
+
+    from mqsmf.report.render import environment
+
+    env = environment()
+    names = env.list_templates()
+    assert {"page.html", "_macros.html"} <= set(names)
+    assert all(env.get_template(name).new_context().eval_ctx.autoescape for name in names)
+    # A macro's output is markup (autoescape), the values it was given are text.
+    badge = env.get_template("_macros.html").module.badge('<i class="x">', "<b>X")
+    assert isinstance(badge, Markup)
+    assert str(badge) == '<span class="badge &lt;i class=&quot;x&quot;&gt;">&lt;b&gt;X</span>'
+    # Through the page: markup in the scope, a note and the schema shows as text; the page's own
+    # markup around it (the header's status badge, from the macro) stays markup.
+    markup = "<b>X</b>"
+    page = render_html(replace(data, scope=markup, notes=[markup], marts_schema=markup), include_plotly=False)
+    assert markup not in page
+    assert page.count(html.escape(markup)) == 4  # scope, note, header's marts, the advisories' mart
+    root = parse(page)
+    header = find(root, lambda n: n["tag"] == "header")[0]
+    assert "scope: <b>X</b>" in header["text"] and "marts <b>X</b>" in header["text"]
+    assert [b["text"] for b in find(header, lambda n: n["attrs"].get("class") == "badge failed")] == ["failed"]
+    assert not find(root, lambda n: n["tag"] == "b")
+
+
 def test_script_json_round_trips_and_cannot_close_a_script():
     value = {"name": "</script><!-- \u2028 & >", "n": [1, None, 2.5]}
     text = script_json(value)
