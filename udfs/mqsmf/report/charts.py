@@ -11,6 +11,7 @@ every string from the data goes in ``html.escape``d: a queue called ``<b>X`` sho
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 from collections.abc import Callable
@@ -223,6 +224,17 @@ def _axis(i: int) -> tuple[str, str]:
     return ("y", "yaxis") if i == 0 else (f"y{i + 1}", f"yaxis{i + 1}")
 
 
+@functools.cache
+def panel_domains(n: int) -> tuple[tuple[float, float], ...]:
+    """The vertical domain (bottom, top) of each of n stacked panels, top panel first: plotly's
+    ``make_subplots`` grid of one column, PANEL_GAP apart. Only the domains are taken from it (the
+    figures stay plain dicts for plotly.js, with one x axis for all panels); once per panel count."""
+    from plotly.subplots import make_subplots
+
+    layout = make_subplots(rows=n, cols=1, vertical_spacing=PANEL_GAP).layout
+    return tuple(tuple(layout[_axis(i)[1]].domain) for i in range(n))
+
+
 def marks_for(section: Section, keys: dict, marks: pd.DataFrame) -> list[dict]:
     """The advisory intervals of one charted object: one entry per interval start, worst severity
     first, with the rules that fired in it."""
@@ -297,7 +309,7 @@ def figure(
 ) -> dict:
     """The Plotly figure of one object: panels stacked top to bottom over a shared UTC time axis."""
     n = len(section.panels)
-    height = (1 - PANEL_GAP * (n - 1)) / n
+    domains = panel_domains(n)
     rows = rows.sort_values("interval_start_at")
     x = list(rows["interval_start_at"])
     data: list[dict] = []
@@ -316,9 +328,9 @@ def figure(
     annotations = []
     for i, panel in enumerate(section.panels):
         axis, key = _axis(i)
-        top = 1 - i * (height + PANEL_GAP)
+        bottom, top = domains[i]
         layout[key] = {
-            "domain": [max(0.0, top - height), top],
+            "domain": [bottom, top],
             "anchor": "x",
             "gridcolor": "#eee",
             "zeroline": False,
