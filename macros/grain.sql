@@ -1,16 +1,23 @@
-{#- Generic test: a model's grain and its surrogate key in one query. A row fails when its `key` is
-    NULL, when another row has the same `key`, or when another row has the same `columns` (the
-    grain). One Spark job instead of three tests (unique and not_null on the key, uniqueness of the
-    grain's columns), which checked what one pass sees. -#}
-{% test grain(model, key, columns) %}
+{#- Generic test: what identifies a model's rows, in one query. A row fails when another row has the
+    same `columns` (the grain), when its surrogate `key` (if the model has one) is NULL or another
+    row's, or when one of the `not_null` columns is NULL. One Spark job where unique and not_null
+    on the key, a grain test and a not_null per required column were as many. -#}
+{% test grain(model, columns, key=none, not_null=[]) %}
+    {%- set grain_columns = columns | join(', ') -%}
+    {%- set failing = ['rows_with_grain > 1'] -%}
+    {%- if key -%}
+        {%- do failing.extend([key ~ ' is null', 'rows_with_key > 1']) -%}
+    {%- endif -%}
+    {%- for column in not_null -%}
+        {%- do failing.append(column ~ ' is null') -%}
+    {%- endfor -%}
     select *
     from (
         select
-            {{ key }},
-            {{ columns | join(', ') }},
-            count(*) over (partition by {{ key }}) as rows_with_key,
-            count(*) over (partition by {{ columns | join(', ') }}) as rows_with_grain
+            {{ (([key] if key else []) + columns + not_null) | unique | join(', ') }},
+            count(*) over (partition by {{ key or grain_columns }}) as rows_with_key,
+            count(*) over (partition by {{ grain_columns }}) as rows_with_grain
         from {{ model }}
     ) as grain_rows
-    where {{ key }} is null or rows_with_key > 1 or rows_with_grain > 1
+    where {{ failing | join(' or ') }}
 {% endtest %}

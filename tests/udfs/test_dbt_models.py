@@ -406,8 +406,9 @@ def _partition_files(spark, table: str) -> dict[str, dict[str, float]]:
 
 
 def test_the_grain_test_fails_on_a_repeated_row_and_on_a_null_key(spark, warehouse):
-    """The one `grain` test replaces unique and not_null on the key and the grain's uniqueness: it
-    must fail on each. The dimension is rebuilt afterwards (the next test builds everything anyway)."""
+    """The one `grain` test replaces unique and not_null on the key, the grain's uniqueness and a
+    not_null per required column: it must fail on each. The dimension is rebuilt afterwards (the
+    next test builds everything anyway)."""
     table = f"{MARTS}.dim_cf_structure"
     columns = [f.name for f in spark.table(table).schema.fields]
 
@@ -422,6 +423,12 @@ def test_the_grain_test_fails_on_a_repeated_row_and_on_a_null_key(spark, warehou
     warehouse.run("run", "--select", "dim_cf_structure", paths=[])
     # A new structure (its grain unique) without a key.
     values = {"cf_structure_key": "CAST(NULL AS STRING)", "structure_name": "'NO.KEY'"}
+    select = ", ".join(f"{values.get(c, c)} AS {c}" for c in columns)
+    spark.sql(f"INSERT INTO {table} SELECT {select} FROM {table} ORDER BY cf_structure_key LIMIT 1")
+    assert grain_test() == ("fail", 1)
+    assert failures(warehouse.run("run", "--select", "dim_cf_structure", paths=[])) == []
+    # A keyed row of its own without a required column (not_null: qsg_name, structure_name).
+    values = {"cf_structure_key": "'NO.NAME'", "structure_name": "CAST(NULL AS STRING)"}
     select = ", ".join(f"{values.get(c, c)} AS {c}" for c in columns)
     spark.sql(f"INSERT INTO {table} SELECT {select} FROM {table} ORDER BY cf_structure_key LIMIT 1")
     assert grain_test() == ("fail", 1)
