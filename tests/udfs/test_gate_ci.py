@@ -31,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -256,7 +257,9 @@ def run_plan(project: Path, env: dict, modes: tuple[str, ...]):
         cmds = [cmd for cmd, what in entries if what in modes]
         if not cmds:
             continue
+        started = time.monotonic()
         proc = bash(block_script(cmds), project, env)
+        print(f"{time.monotonic() - started:7.1f} s  {cmds[0].where}: {len(cmds)} line(s) from `{cmds[0].text[:60]}`")
         failed = re.search(r"@@README (\d+) EXIT (\d+)", proc.stderr)
         ran = cmds if not failed else [c for c in cmds if c.line <= int(failed.group(1))]
         done.extend(c.text for c in ran)
@@ -553,7 +556,9 @@ def run_pipeline(project: Path, env: dict, summary: Path) -> dict:
             out["not_run"].append(f"{_step_id(step)}: {NOT_RUN.get(_step_id(step))}")
             continue
         # GitHub's `run:` shell: bash --noprofile --norc -eo pipefail
+        started = time.monotonic()
         proc = bash(step["run"], project, env, ("-eo", "pipefail"))
+        print(f"{time.monotonic() - started:7.1f} s  {PIPELINE.name} step {step.get('name')!r}")
         if proc.returncode != 0:
             out["failure"] = f"{PIPELINE.name} step {step.get('name')!r}: exit {proc.returncode}\n" + _tail(
                 proc.stdout + proc.stderr
