@@ -408,8 +408,26 @@ def _test_lines(tests: list, indent: str) -> list[str]:
     return out
 
 
+# The gate's check that holds each raw row unique on the loader's natural key (this staging key).
+UNIQUE_ROWS_CHECK = "duplicate_record"
+
+
+def keys_the_gate_holds_unique() -> set[str]:
+    """The structures whose rows the gate's UNIQUE_ROWS_CHECK covers (its conditions on the SMF
+    type, read from the catalogue): their staging key needs no dbt ``unique`` test repeating it."""
+    from .quality.checks import catalogue
+
+    (check,) = [c for c in catalogue().checks if c.name == UNIQUE_ROWS_CHECK]
+    if any(w.column != "smf_type" for w in check.when):
+        raise ValueError(f"{UNIQUE_ROWS_CHECK}: a condition on another column than smf_type: {check.when}")
+    return {
+        lay.name for lay in layouts().values() if all(w.holds(p.smf_type) for p in lay.placements for w in check.when)
+    }
+
+
 def render_models_yaml(lays: list[Layout]) -> str:
     lines = [YAML_HEADER, "version: 2", "", "models:"]
+    gate_holds_unique = keys_the_gate_holds_unique()
     for lay in lays:
         where = ", ".join(f"SMF {p.smf_type} subtype {p.smf_subtype} triplet {p.triplet}" for p in lay.placements)
         desc = (
@@ -423,9 +441,11 @@ def render_models_yaml(lays: list[Layout]) -> str:
             f"      - name: {key}",
             f"        description: {_q('Surrogate key: hash of queue manager, subtype, interval start (else the record time, else the SMF header time) and ' + (', '.join(lay.natural_key) or 'nothing else') + ', the natural key the loader de-duplicates on. Never NULL (NULL parts are spelled out before hashing). Unit: identifier (SHA-256 hex).')}",
             "        data_type: string",
-            # On the loads of the last day (macro get_where_subquery): a raw table holds years of them.
-            *_test_lines([("unique", {}, {"where": "recently_loaded_dates"})], "        "),
         ]
+        # Statistics rows are held unique on this key by the gate (UNIQUE_ROWS_CHECK), accounting
+        # rows by dbt, on the loads of the last day (macro get_where_subquery): one check each.
+        if lay.name not in gate_holds_unique:
+            lines += _test_lines([("unique", {}, {"where": "recently_loaded_dates"})], "        ")
         # The decoder places structures by subtype, so the staging tests stop at the key; the facts
         # test their accepted values.
         for c in staging_columns(lay):

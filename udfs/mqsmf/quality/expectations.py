@@ -58,6 +58,10 @@ class When:
     def sql(self) -> str:
         return f"{ident(self.column)} {_OPERATORS[self.op][0]} {literal(self.value)}"
 
+    def holds(self, value: Any) -> bool:
+        """The condition on one value of the column (outside any frame)."""
+        return bool(_OPERATORS[self.op][1](value, self.value))
+
     def gx(self):
         from great_expectations.expectations.row_conditions import Column
 
