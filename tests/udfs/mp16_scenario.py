@@ -7,7 +7,9 @@ carries one pathology per implemented rule, each on its own queue manager, objec
   generator's oracle then lists every firing they cause in ``manifest["expected_firings"]``;
 - every other implemented rule gets a MUTATION: the counters of one object in one interval are
   set in the generated records before they are written (``Scenario.planned.mutations``, the hook
-  ``--violate`` uses), so the file carries exactly that pathology.
+  ``--violate`` uses), so the file carries exactly that pathology;
+- a known data pitfall a rule must not judge: the longest DNS request SUP10 plants carried over into
+  the next interval (APAR PH69352, DNS_CARRIED_OVER), where SUP10 stays silent.
 
 The clean scenario is the same configuration without either, under other names (queue managers
 QC01-QC04 in QSG QSGC), so both load into one warehouse and one dbt build judges them side by side."""
@@ -378,6 +380,29 @@ FIRES = [
 ]
 
 
+class _CarriedOverDns:
+    """APAR PH69352 (seeds/data_pitfalls.csv, qct_dns_longest_request_carried_over): the channel
+    initiator's DNS task keeps the longest request of an earlier interval. In the interval after the
+    one it remembers (k-1, SUP10's slow request) it makes no DNS request, yet shows k-1's longest
+    request, its time (before the interval started) and its duration."""
+
+    def __init__(self) -> None:
+        self.longest: tuple[int, int] | None = None
+
+    def __call__(self, cols, i, qi) -> None:
+        if qi.k == DNS_CARRIED_OVER.interval - 1:
+            self.longest = int(cols["QCTLGTM"][i]), int(cols["QCTLGDU"][i])
+            return
+        assert self.longest is not None, "the interval before is written first"
+        cols["QCTREQN"][i] = 0
+        cols["QCTLGTM"][i], cols["QCTLGDU"][i] = self.longest
+
+
+# SUP10 must stay silent on a longest DNS request carried over (PH69352): QM02's interval after the
+# slow request SUP10@QM02#1 plants, with that request as its own longest. SUP10 fires in #1, not in #2.
+DNS_CARRIED_OVER = Mutation("SUP10", "QM02", "channel_initiator", "QM02CHIN", 2, "QCTDNS", _CarriedOverDns())
+
+
 def _channels_on_one_dispatcher(cols, i, qi):
     """CHIN03's other branch: dispatcher 0 holds four times the median number of channels."""
     cols["QCTCHLN"][0] = 4 * max(10, int(np.median(cols["QCTCHLN"])))
@@ -513,6 +538,8 @@ def write_injected(path: Path) -> tuple[dict, list[Mutation], dict[tuple[str, in
     for m in [*SILENT, *FIRES, BP09_NO_WRITES, *ORACLE_VARIANTS]:
         last = config.intervals if m.through_end else m.interval + 1
         _register(scenario, m.qmgr, m.structure, m.object_name, range(m.interval, last), m.change)
+    m = DNS_CARRIED_OVER  # reads the interval before (after SUP10's injection there), writes its own
+    _register(scenario, m.qmgr, m.structure, m.object_name, range(m.interval - 1, m.interval + 1), m.change)
     for qm in scenario.topology.qmgrs:
         scenario.planned.mutations.setdefault((0, qm.index), []).append(
             lambda qi, sc=scenario: _busy_pools(sc, qi.structures["QPST"], None, qi)

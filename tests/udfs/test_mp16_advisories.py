@@ -8,6 +8,8 @@
   thresholds read from seeds/mp16_rules.csv), and the planted object fires in its interval and no
   other.
 - The clean scenario (same configuration, nothing planted) produces no advisory at all.
+- A known data pitfall is not judged: SUP10 fires on a slow DNS request in its interval, not on the
+  same request carried over into the next (APAR PH69352, mp16_scenario.DNS_CARRIED_OVER).
 - A threshold changed through the var mp16_thresholds changes the outcome (BP11's one-week window
   shortened to the one day the scenario covers; CF03's critical cut raised above every firing).
 - Every advisory cites its MP16 source and labels its threshold (MP16 or engineering judgement);
@@ -40,6 +42,7 @@ from .mp16_scenario import (
     BP11_POOL,
     CLASS3_OFF,
     CONFIG,
+    DNS_CARRIED_OVER,
     FIRES,
     GENERATED,
     OBJECT_TYPES,
@@ -742,6 +745,40 @@ def test_defect_regressions_now_fire(built):
     start = _interval_iso(built.manifest, bp08.interval)
     row = hits[[_iso(t) == start for t in hits.interval_start_at]]
     assert len(row) == 1 and row.iloc[0].comparison == ">" and row.iloc[0].observed_value > 0.5
+
+
+def test_sup10_fires_on_a_slow_dns_request_not_on_one_carried_over(built):
+    """APAR PH69352 (seeds/data_pitfalls.csv, qct_dns_longest_request_carried_over): the channel
+    initiator's DNS task keeps the longest request of an earlier interval, so an interval without
+    a DNS request still shows a longest request, dated before the interval started. SUP10 judges a
+    longest request in its own interval only: it fires where SUP10's injection makes a DNS request
+    take 2.5 s (QM02#1), not in the next interval, which carries that request over
+    (mp16_scenario.DNS_CARRIED_OVER)."""
+    m, threshold_us = DNS_CARRIED_OVER, built.params["SUP10"]["info"] * 1e6
+    (slow,) = [i for i in built.manifest["injected"] if i["rule_id"] == "SUP10"]
+    assert (slow["qmgr"], slow["object_name"], slow["interval"]) == (m.qmgr, m.object_name, m.interval - 1)
+    dns = _raw_once(built, "qctdns").copy()
+    dns["QCTLGTM"] = pd.to_datetime(dns["QCTLGTM"], utc=True)
+    assert not dns.duplicated(["qmgr", "interval_start"]).any()  # one DNS task per channel initiator
+    rows = dns[dns.qmgr == m.qmgr].set_index(dns[dns.qmgr == m.qmgr].interval_start.map(_iso))
+    earlier, carried = (rows.loc[_interval_iso(built.manifest, k)] for k in (m.interval - 1, m.interval))
+    # The planted rows really are in the loaded data: a real slow request inside its interval, then
+    # no request, the same longest request, time and duration, dated before the interval started.
+    assert earlier.interval_start <= earlier.QCTLGTM < earlier.interval_end and earlier.QCTLGDU > threshold_us  # noqa: SIM300
+    assert earlier.QCTREQN > 0 and carried.QCTREQN == 0
+    assert (carried.QCTLGTM, carried.QCTLGDU) == (earlier.QCTLGTM, earlier.QCTLGDU)
+    assert carried.QCTLGTM < carried.interval_start  # noqa: SIM300 (dated before its interval)
+    hits = _hits(built.injected, "SUP10", m.qmgr, m.object_name)
+    assert [(r.severity, _iso(r.interval_start_at)) for r in hits.itertuples()] == [
+        ("info", _interval_iso(built.manifest, m.interval - 1))
+    ]
+    # On the whole injected day: SUP10 fires exactly where a longest request of the interval's own
+    # (not dated before it) took more than the threshold.
+    own = dns[(dns.QCTLGTM >= dns.interval_start) & (dns.QCTLGDU > threshold_us)]  # noqa: SIM300
+    sup10 = built.injected[built.injected.rule_id == "SUP10"]
+    assert {(r.qmgr_name, _iso(r.interval_start_at)) for r in sup10.itertuples()} == {
+        (r.qmgr, _iso(r.interval_start)) for r in own.itertuples()
+    }
 
 
 def test_oracle_variants_fire_at_their_level(built):
