@@ -4,6 +4,7 @@ nested in a run (``mqsmf run`` -> ``load_files``) does not wait for itself."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -205,6 +206,39 @@ def test_a_busy_message_is_found_in_another_processs_error_and_the_running_load_
     assert load_lock.busy_message(spark_error) == message
     assert "\n" not in message and message.startswith(load_lock.BUSY_PREFIX) and "load load-one" in message
     assert load_lock.busy_message("Database Error: table not found") is None
+
+
+@pytest.mark.spark
+def test_a_load_through_dbt_finding_the_lock_held_names_the_holder_and_fails_with_one_line(spark, tmp_path, capsys):
+    """`mqsmf load --target cluster` runs the load as `dbt run-operation load_smf_files`. Here it runs
+    on the local target in this process: the same macro, plan and reader as through the Thrift server,
+    only nearer. Another process holds the lock. The client names that load and passes its own
+    --wait. The plan waits that long, not the executors' default. LoadBusy then comes out of dbt's
+    error events with the plan's one-line message (`mqsmf load` prints it, exit 2), and nothing is
+    loaded."""
+    from mqsmf.generate import ScenarioConfig, plan_scenario, write_scenario
+    from mqsmf.spark.cli import _load_through_dbt
+    from mqsmf.spark.session import load_lock_path
+
+    project = Path(__file__).resolve().parents[2]
+    raw = "busy_through_dbt_raw"
+    day = tmp_path / "day.dat"
+    write_scenario(plan_scenario(ScenarioConfig(seed=3, qmgrs=1, queues=2, intervals=1)), str(day))
+    args = argparse.Namespace(
+        target="local", paths=[str(day)], framing="auto", raw_schema=raw, wait=2.0, split_mb=64, json_summary=None
+    )
+    proc = holder(load_lock_path(project, raw), "load-one", 600)
+    try:
+        with pytest.raises(LoadBusy) as e:
+            _load_through_dbt(args, project)
+    finally:
+        proc.kill()
+        proc.wait()
+    message = str(e.value)
+    assert message.startswith(load_lock.BUSY_PREFIX) and "load load-one" in message and "\n" not in message
+    assert "waiting for load load-one" in capsys.readouterr().err
+    assert "; waited 2 s (" in message  # the --wait asked, not the 600 s default
+    assert not spark.catalog.tableExists(f"{raw}.qqst")
 
 
 def test_a_nested_load_is_recognised_whatever_the_spelling_of_the_lock_path(tmp_path):
