@@ -16,6 +16,7 @@
     {%- endif -%}
     {%- if execute and (paths or not only_when_paths) -%}
         {%- set plan_view = 'mqsmf_load_plan' -%}
+        {%- set wait = var('smf_load_wait', {}) -%}
         {%- set plan_options = {
             'structure': '_load_sql',
             'paths': tojson(paths),
@@ -23,8 +24,8 @@
             'raw_schema': var('raw_schema', 'smf_raw'),
             'load_id': invocation_id,
             'warehouse': '${spark.sql.warehouse.dir}',
-            'wait_until': var('smf_load_wait', {}).get('until', ''),
-            'wait_seconds': var('smf_load_wait', {}).get('seconds', ''),
+            'wait_until': wait.get('until', ''),
+            'wait_seconds': wait.get('seconds', ''),
         } -%}
         {%- set option_list = [] -%}
         {%- for key, value in plan_options.items() -%}

@@ -131,8 +131,17 @@ def running_load(lock: Path) -> str | None:
     if not lock.exists():
         return None
     with _guard(lock):
-        current = read_owner(lock)
-        return current.describe(lock) if current is not None and not stale_reason(lock, current) else None
+        current, stale = _lock_state(lock)
+    return current.describe(lock) if current is not None and not stale else None
+
+
+def _lock_state(lock: Path) -> tuple[Owner | None, str | None]:
+    """Under the lock's guard: its owner (None when free or not yet named) and why that owner is
+    gone (None while it may run)."""
+    if not lock.exists():
+        return None, None
+    current = read_owner(lock)
+    return current, stale_reason(lock, current)
 
 
 def stale_reason(lock: Path, owner: Owner | None, now: float | None = None) -> str | None:
@@ -213,10 +222,9 @@ def acquire(
     lock.parent.mkdir(parents=True, exist_ok=True)
     while True:
         with _guard(lock):
-            current = read_owner(lock) if lock.exists() else None
+            current, reason = _lock_state(lock)
             if kind == PROCESS and current is not None and _is_this_process(current):
                 return False  # held by this process already, under another spelling of its path
-            reason = stale_reason(lock, current) if lock.exists() else None
             # Free, stale, or this load's own lock (its plan read again): take it.
             if not lock.exists() or reason or (current is not None and current.load_id == load_id):
                 if reason:
