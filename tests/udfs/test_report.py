@@ -2,7 +2,8 @@
 pathologies injected on pools, logs, a CF structure and queues) is loaded and built by dbt, the gate
 writes its results, the data step queries the marts, and the page is rendered in headless Chromium:
 every chart is drawn with the advisory intervals of its object marked, and every advisory of the
-mart is a row of the table and links to its object's chart. Screenshots: target/report-screenshot.png
+mart is a row of the table and links to its object's chart; the data-quality section lists the
+known data pitfalls the day plants, within the report's scope. Screenshots: target/report-screenshot.png
 (top), target/report-screenshot-page_sets.png and -channel_initiators.png (views further down).
 
 The build is the session's ``pathology_day`` (tests/udfs/conftest.py); Chromium runs twice (DOM,
@@ -14,17 +15,19 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 
+from mqsmf.invariants import VIOLATIONS
 from mqsmf.report import write_report
 from mqsmf.report.charts import SECTIONS, charts
-from mqsmf.report.data import Limits, Scope, SparkRunner, collect, parse_time
+from mqsmf.report.data import Limits, ReportQueries, Scope, SparkRunner, collect, parse_time
 
-from .conftest import GATE_CHECKS, INJECT, MARTS, QUALITY
+from .conftest import GATE_CHECKS, INJECT, MARTS, PITFALLS, QUALITY
 from .test_report_render import find, parse
 
 pytestmark = pytest.mark.spark
@@ -160,6 +163,42 @@ def test_summary_and_data_quality_come_from_the_marts_and_the_gate(built):
     assert sorted(data.dq_checks["check_name"]) == sorted(GATE_CHECKS)
     assert set(data.dq_checks["status"]) == {o.status for o in built.gate.outcomes}
     assert int(qm["dq_errors"].sum()) == sum(o.violations for o in built.gate.outcomes if o.check.severity == "error")
+
+
+def _pitfalls(frame: pd.DataFrame) -> dict[tuple, int]:
+    return {(r.qmgr_name, r.interval_date, r.check_name): int(r.rows_affected) for r in frame.itertuples()}
+
+
+def test_data_quality_lists_the_planted_pitfalls_within_the_scope(built):
+    """The known data pitfalls the day plants (conftest.PITFALLS: the DNS task's longest request
+    carried over, APAR PH69352, in two intervals of QM03), as the gate's raw stage lists them: the
+    report names each per queue manager, day and pitfall with its rows, and on the page; a scope
+    without that queue manager or that day lists none, a range holding one of the two intervals
+    lists that one."""
+    planted, starts = Counter(), []
+    for v in built.manifest["violations"]:
+        (check,) = VIOLATIONS[v["check"]].breaks
+        assert VIOLATIONS[v["check"]].pitfall, v["check"]
+        planted[(v["qmgr"], v["interval_start"][:10], check)] += 1
+        starts.append(v["interval_start"])
+    assert len(starts) == len(PITFALLS)
+    assert _pitfalls(built.data.dq_pitfalls) == dict(planted)
+    ((qmgr, day, check),) = planted
+    table = re.search(r'<table id="dq-pitfalls">.*?</table>', built.path.read_text(encoding="utf-8"), re.S)
+    assert table and f"<td>{day}</td><td>{qmgr}</td><td>{check.removeprefix('pitfall_')}</td>" in table.group(0)
+
+    def listed(scope: Scope) -> dict[tuple, int]:
+        return _pitfalls(built.runner.sql(ReportQueries(MARTS, Limits(), True, scope).dq_pitfalls(QUALITY)))
+
+    others = tuple(sorted(set(built.data.queue_managers.qmgr_name) - {qmgr}))
+    assert others and listed(Scope(qmgrs=others)) == {}
+    assert listed(Scope(start=parse_time(day, end=True))) == listed(Scope(end=parse_time(day))) == {}
+    assert listed(Scope(qsgs=("QSGA",), start=parse_time(day), end=parse_time(day, end=True))) == dict(planted)
+    first, second = sorted(starts)
+    assert listed(Scope(qmgrs=(qmgr,), start=parse_time(second))) == {(qmgr, day, check): 1}
+    # A scoped report (collect) applies it: the range ends where the second planted interval starts.
+    early = collect(built.runner, MARTS, QUALITY, scope=Scope(start=parse_time(first), end=parse_time(second)))
+    assert _pitfalls(early.dq_pitfalls) == {(qmgr, day, check): 1}
 
 
 def _chromium(args: list[str], tmp: Path) -> subprocess.CompletedProcess:

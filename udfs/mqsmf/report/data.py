@@ -432,6 +432,17 @@ class ReportQueries:
             "order by m.qsg_name, m.qmgr_name"
         )
 
+    def dq_pitfalls(self, quality: str) -> str:
+        """Known SMF data pitfalls (the gate's pitfall_* warnings) per queue manager and day, from the
+        gate's latest run of the raw stage: the rows of the report's queue managers whose intervals
+        start in its range."""
+        return (
+            "select qmgr_name, cast(to_date(interval_start_at) as string) as interval_date, check_name, "
+            f"count(*) as rows_affected from {quality}.dq_violations "
+            f"where stage = 'raw' and startswith(check_name, 'pitfall_') and {self.in_scope('qmgr')} "
+            "group by qmgr_name, to_date(interval_start_at), check_name order by interval_date, qmgr_name, check_name"
+        )
+
 
 def dq_checks_sql(quality: str) -> str:
     """The gate's latest result of every check, per stage."""
@@ -439,17 +450,6 @@ def dq_checks_sql(quality: str) -> str:
         f"select stage, {_iso('checked_at')} as checked_at, check_name, severity, status, violations, rule from "
         f"(select *, max(checked_at) over (partition by stage) as latest from {quality}.dq_check_results) "
         "where checked_at = latest order by stage, check_name"
-    )
-
-
-def dq_pitfalls_sql(quality: str) -> str:
-    """Known SMF data pitfalls (the gate's pitfall_* warnings) per queue manager and day, from the
-    gate's latest run of the raw stage."""
-    return (
-        "select qmgr_name, cast(to_date(interval_start_at) as string) as interval_date, check_name, "
-        f"count(*) as rows_affected from {quality}.dq_violations "
-        "where stage = 'raw' and startswith(check_name, 'pitfall_') "
-        "group by qmgr_name, to_date(interval_start_at), check_name order by interval_date, qmgr_name, check_name"
     )
 
 
@@ -507,7 +507,7 @@ def collect(
         dq_checks=_frame(runner, dq_checks_sql(quality_schema), "dq_checks")
         if "dq_check_results" in quality_tables
         else None,
-        dq_pitfalls=_frame(runner, dq_pitfalls_sql(quality_schema), "dq_pitfalls")
+        dq_pitfalls=_frame(runner, q.dq_pitfalls(quality_schema), "dq_pitfalls")
         if "dq_violations" in quality_tables
         else empty("dq_pitfalls"),
         notes=notes,
