@@ -2,11 +2,18 @@
 -- statistics" (ch. 5, p. 166), "Interpretation of MQ statistics" (ch. 5, p. 167)).
 -- Pages are 4 KB (MB = pages / 256); T = the statistics interval in seconds.
 -- Grain: one row per queue manager x buffer pool x statistics interval.
+{#- QPSTCBSL holds X'7FFFFFFF' when the interval's lowest number of stealable buffers was never set
+    (seeds/data_pitfalls.csv qpst_lowest_stealable_never_set): no count, so NULL here and in every
+    metric derived from it (the raw table keeps the value as decoded). #}
+{%- set lowest_never_set = 2147483647 %}
 
 with
 
 buffer_pools as (
-    select * from {{ ref('stg_smf__qpst') }}
+    select
+        *,
+        nullif(stealable_buffers_low, {{ lowest_never_set }}) as lowest_stealable_buffers
+    from {{ ref('stg_smf__qpst') }}
 ),
 
 qmgr_qsg as (
@@ -27,7 +34,7 @@ derived as (
         buffer_pools.is_above_bar,
         buffer_pools.is_page_fixed,
         buffer_pools.buffers,
-        buffer_pools.stealable_buffers_low,
+        buffer_pools.lowest_stealable_buffers as stealable_buffers_low,
         buffer_pools.stealable_buffers_current,
         buffer_pools.get_page_existing_count as get_pages,
         buffer_pools.get_page_new_count as get_new_pages,
@@ -42,11 +49,11 @@ derived as (
         buffer_pools.steal_contention_count as steal_contentions,
         buffer_pools.no_stealable_buffer_count as short_on_storage,
         buffer_pools.buffers / 256 as bp_size_mb,
-        100 * {{ safe_divide('buffer_pools.stealable_buffers_low', 'buffer_pools.buffers') }} as lowest_free_pct,
+        100 * {{ safe_divide('buffer_pools.lowest_stealable_buffers', 'buffer_pools.buffers') }} as lowest_free_pct,
         100 * {{ safe_divide('buffer_pools.stealable_buffers_current', 'buffer_pools.buffers') }} as end_free_pct,
-        100 - 100 * {{ safe_divide('buffer_pools.stealable_buffers_low', 'buffer_pools.buffers') }}
+        100 - 100 * {{ safe_divide('buffer_pools.lowest_stealable_buffers', 'buffer_pools.buffers') }}
             as peak_used_pct,
-        buffer_pools.stealable_buffers_low - 0.15 * buffer_pools.buffers as headroom_to_dwp_pages,
+        buffer_pools.lowest_stealable_buffers - 0.15 * buffer_pools.buffers as headroom_to_dwp_pages,
         {{ safe_divide('buffer_pools.get_page_existing_count', 'buffer_pools.interval_seconds') }}
             as get_pages_per_second,
         {{ safe_divide('buffer_pools.get_page_new_count', 'buffer_pools.interval_seconds') }}

@@ -6,6 +6,7 @@ bytes):
 - row counts reconcile: decoded instances = raw rows = staging rows = fact rows at each grain;
 - the shared-queue QSG facts equal an independent roll-up of the decoded per-queue-manager records;
 - IBM's partial-record rules hold exactly where the generator planted partial records;
+- a QPSTCBSL the generator planted as X'7FFFFFFF' (never set in the interval) is no count in the facts;
 - a second run that reloads the same files and adds a new day leaves every existing fact partition
   untouched (no history rebuild, no change) and adds the new day.
 
@@ -25,8 +26,8 @@ import pandas as pd
 import pytest
 
 from mqsmf import read_file
-from mqsmf.generate import ScenarioConfig, generate_scenario, write_scenario
-from mqsmf.layouts import layouts
+from mqsmf.generate import ScenarioConfig, Target, generate_scenario, write_scenario
+from mqsmf.layouts import QPSTCBSL_NOT_SET, layouts
 
 from .dbt_results import failures
 from .smf_samples import sample
@@ -87,6 +88,8 @@ CONTRACT = {
 }  # fmt: skip
 DAY = dict(seed=5, qmgrs=6, queues=20, intervals=48)  # a day of 30-minute intervals
 NEXT_DAY = dict(DAY, intervals=2, start="2025-06-03T00:00:00Z")
+# One buffer pool interval of the day with QPSTCBSL X'7FFFFFFF' and QPSTCBS 0 (MQ's "never set").
+NEVER_SET = Target("qpst_stealable_never_set")
 
 
 def _decoded(paths: list[str]) -> dict[str, pd.DataFrame]:
@@ -103,7 +106,7 @@ def _decoded(paths: list[str]) -> dict[str, pd.DataFrame]:
 def warehouse(spark, dbt, tmp_path_factory):
     work = tmp_path_factory.mktemp("dbt_models")
     day = work / "qsg_day.dat"
-    manifest = write_scenario(generate_scenario(ScenarioConfig(**DAY)), str(day))
+    manifest = write_scenario(generate_scenario(ScenarioConfig(**DAY, violate=(NEVER_SET,))), str(day))
     next_day = work / "qsg_next_day.dat"
     write_scenario(generate_scenario(ScenarioConfig(**NEXT_DAY)), str(next_day))
     files = [str(sample(name)) for name in ("TEST115", "TEST116", "TESTCHL")] + [str(day)]
@@ -355,21 +358,32 @@ def _same(got: pd.Series, want: pd.Series) -> bool:
     return bool(np.allclose(got, want, rtol=1e-9, atol=1e-9, equal_nan=True))
 
 
+def _floats(decoded: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The decoded tables with integer fields as floats: int32 products such as QJSTBFFL x 4096
+    would wrap in pandas."""
+    return {
+        name: frame.astype({c: float for c in frame.columns if frame[c].dtype.kind in "iu" and c != "QPSTPOOL"})
+        for name, frame in decoded.items()
+    }
+
+
+def _buffer_pools(spark, warehouse) -> pd.DataFrame:
+    return _joined(
+        spark,
+        "fct_buffer_pool_stats",
+        _floats(warehouse.decoded)["QPST"],
+        {"qmgr_name": "qmgr", "buffer_pool_id": "QPSTPOOL", "interval_start_at": "interval_start"},
+    )
+
+
 def test_derived_metrics_follow_the_mp16_formulas(spark, warehouse):
     """Spot-check the derived metrics against MP16's formulas (e.g. "Definition of buffer pool
     statistics" (ch. 5, p. 166)), computed here from the decoded fields."""
-    d = {
-        name: frame.astype({c: float for c in frame.columns if frame[c].dtype.kind in "iu" and c != "QPSTPOOL"})
-        for name, frame in warehouse.decoded.items()
-    }  # floats: int32 products such as QJSTBFFL x 4096 would wrap in pandas
-    pools = _joined(
-        spark,
-        "fct_buffer_pool_stats",
-        d["QPST"],
-        {"qmgr_name": "qmgr", "buffer_pool_id": "QPSTPOOL", "interval_start_at": "interval_start"},
-    )
+    d = _floats(warehouse.decoded)
+    pools = _buffer_pools(spark, warehouse)
     t = pools.interval_seconds_x
-    assert _same(pools.lowest_free_pct, 100 * pools.QPSTCBSL / pools.QPSTNBUF)
+    lowest = pools.QPSTCBSL.where(pools.QPSTCBSL != QPSTCBSL_NOT_SET)  # X'7FFFFFFF': never set, no count
+    assert _same(pools.lowest_free_pct, 100 * lowest / pools.QPSTNBUF)
     assert _same(pools.bp_size_mb, pools.QPSTNBUF * 4096 / 2**20)
     assert _same(pools.pages_read_per_second, pools.QPSTRIO / t)
     assert _same(pools.pages_written_per_second, pools.QPSTTPW / t)
@@ -393,6 +407,35 @@ def test_derived_metrics_follow_the_mp16_formulas(spark, warehouse):
     assert _same(cf.avg_service_time_us, ((cf.QESTSSTC + cf.QESTMSTC) / requests).where(requests > 0))
     assert (cf.structure_full_count == cf.QESTSFUL).all()
     assert cf.redrive_pct.gt(0).any()
+
+
+def test_a_never_set_lowest_stealable_count_is_no_value_in_the_buffer_pool_facts(spark, warehouse):
+    """QPSTCBSL X'7FFFFFFF' (with QPSTCBS 0) says the interval's lowest number of stealable buffers
+    was never set (seed data_pitfalls qpst_lowest_stealable_never_set): a sentinel, not a count. The
+    fact has no lowest count there and derives nothing from it (NULL), while every other interval,
+    the same pool's included, keeps its count and MP16's derived values."""
+    (planted,) = [v for v in warehouse.manifest["violations"] if v["check"] == NEVER_SET.id]
+    pools = _buffer_pools(spark, warehouse)
+    never_set = pools.QPSTCBSL == QPSTCBSL_NOT_SET
+    at = pools[never_set]
+    assert list(zip(at.qmgr_name, at.buffer_pool_id, at.interval_start_at, strict=True)) == [
+        (planted["qmgr"], int(planted["object_name"]), pd.Timestamp(planted["interval_start"]))
+    ]  # the planted row, and only it
+    derived = ["stealable_buffers_low", "lowest_free_pct", "peak_used_pct", "headroom_to_dwp_pages"]
+    assert at[derived].isna().all().all(), at[derived]
+    assert (at.buffers == planted["fields"]["QPSTNBUF"]).all() and (at.stealable_buffers_current == 0).all()
+    assert (at.end_free_pct == 0).all()  # QPSTCBS is a count (0 now)
+
+    normal = pools[~never_set]
+    share = 100 * normal.QPSTCBSL / normal.QPSTNBUF.where(normal.QPSTNBUF > 0)  # no share of an empty pool
+    assert _same(normal.stealable_buffers_low, normal.QPSTCBSL)
+    assert _same(normal.lowest_free_pct, share)
+    assert _same(normal.peak_used_pct, 100 - share)
+    assert _same(normal.headroom_to_dwp_pages, normal.QPSTCBSL - 0.15 * normal.QPSTNBUF)
+    assert normal.stealable_buffers_low.notna().all() and normal.headroom_to_dwp_pages.notna().all()
+    assert normal.lowest_free_pct.notna().sum() == (normal.QPSTNBUF > 0).sum() > 0
+    same_pool = normal[(normal.qmgr_name == planted["qmgr"]) & (normal.buffer_pool_id == int(planted["object_name"]))]
+    assert len(same_pool) and same_pool.lowest_free_pct.between(0, 100).all()
 
 
 def _partition_files(spark, table: str) -> dict[str, dict[str, float]]:
