@@ -7,6 +7,7 @@ bytes):
 - the shared-queue QSG facts equal an independent roll-up of the decoded per-queue-manager records;
 - IBM's partial-record rules hold exactly where the generator planted partial records;
 - a QPSTCBSL the generator planted as X'7FFFFFFF' (never set in the interval) is no count in the facts;
+- the data-quality gate (raw and marts stages) raises no error on it, its only warning that planted row;
 - a second run that reloads the same files and adds a new day leaves every existing fact partition
   untouched (no history rebuild, no change) and adds the new day.
 
@@ -477,6 +478,60 @@ def test_the_grain_test_fails_on_a_repeated_row_and_on_a_null_key(spark, warehou
     assert grain_test() == ("fail", 1)
     assert failures(warehouse.run("run", "--select", "dim_cf_structure", paths=[])) == []
     assert grain_test() == ("pass", 0)
+
+
+def _intervals(decoded: dict[str, pd.DataFrame], qmgr: str) -> pd.DataFrame:
+    """A queue manager's statistics intervals per SMF 115 subtype, with the gap to the one before."""
+    frames = [
+        f.loc[(f.smf_type == 115) & (f.qmgr == qmgr), ["smf_subtype", "interval_start", "interval_end"]]
+        for f in decoded.values()
+        if {"smf_type", "qmgr", "interval_start", "interval_end"} <= set(f.columns)
+    ]
+    got = pd.concat(frames).drop_duplicates().sort_values(["smf_subtype", "interval_start"])
+    got["seconds"] = (got.interval_end - got.interval_start).dt.total_seconds()
+    got["gap"] = (got.interval_start - got.groupby("smf_subtype").interval_end.shift()).dt.total_seconds()
+    return got
+
+
+def test_the_gate_passes_on_the_real_dumps_with_the_planted_pitfall_its_only_warning(spark, warehouse):
+    """Both stages of the data-quality gate over this warehouse (the real dumps and the generated
+    QSG day): no check fails at error severity, and the only warning is the one the data calls for.
+    The real TESTCHL's intervals vary in length (32 s to 108 s) but are back to back, so
+    interval_gap and interval_overlap have nothing to say; the real dumps hold no QPSTCBSL
+    X'7FFFFFFF', so pitfall_qpst_lowest_stealable_never_set lists the planted row alone."""
+    from mqsmf.quality.checks import DEFAULT_INTERVAL_TOLERANCE_SECONDS, RAW
+    from mqsmf.quality.checks import MARTS as MARTS_STAGE
+    from mqsmf.quality.gate import run_gate
+
+    # What the data is, read from the decoded records.
+    chl = _intervals(warehouse.decoded, "QML1")
+    assert set(chl.smf_subtype) == {1, 2, 215, 231} and (chl.groupby("smf_subtype").size() == 16).all()
+    assert 30 < chl.seconds.min() < 35 and chl.seconds.max() > 100  # irregular lengths ...
+    assert chl.gap.abs().max() <= DEFAULT_INTERVAL_TOLERANCE_SECONDS  # ... back to back
+    real = warehouse.decoded["QPST"][warehouse.decoded["QPST"].qmgr.isin(["MQPC", "QML1"])]
+    assert len(real) == 7 + 384 and not (real.QPSTCBSL == QPSTCBSL_NOT_SET).any()
+    (planted,) = [v for v in warehouse.manifest["violations"] if v["check"] == NEVER_SET.id]
+
+    kw = dict(quality_schema=f"{TARGET_SCHEMA}_quality", docs_dir=None)
+    raw = run_gate(spark, RAW, schemas={RAW: RAW_SCHEMA}, **kw)
+    marts = run_gate(spark, MARTS_STAGE, schemas={MARTS_STAGE: MARTS}, **kw)
+    for gate in (raw, marts):
+        assert gate.passed and gate.exit_code == 0, gate.stage
+        assert not gate.skipped_frames and gate.rows_checked > 0, gate.stage
+        assert not gate.failed("error"), [o.check.name for o in gate.failed("error")]
+        assert {o.status for o in gate.outcomes} <= {"passed", "failed"}, gate.stage  # nothing skipped
+    warnings = {gate.stage: [o.check.name for o in gate.failed()] for gate in (raw, marts)}
+    assert warnings == {RAW: ["pitfall_qpst_lowest_stealable_never_set"], MARTS_STAGE: []}
+    outcome = {o.check.name: o for o in raw.outcomes}
+    (row,) = outcome["pitfall_qpst_lowest_stealable_never_set"].samples
+    assert (row["qmgr_name"], row["object_name"], row["interval_start_at"]) == (
+        planted["qmgr"],
+        planted["object_name"],
+        datetime.fromisoformat(planted["interval_start"].replace("Z", "+00:00")),
+    )
+    assert row["record_offset"] in planted["record_offsets"]
+    for name in ("interval_gap", "interval_overlap", "interval_length_plausible"):
+        assert outcome[name].status == "passed" and outcome[name].evaluated_rows, name
 
 
 def test_reloading_the_same_files_and_adding_a_day_rewrites_no_history(spark, warehouse):
