@@ -101,6 +101,24 @@ def _predicted_grid(manifest: dict) -> dict[tuple[str, int], dict]:
     return out
 
 
+def _predicted_gaps(manifest: dict) -> set[tuple[str, str, int, int]]:
+    """From the manifest alone: per queue manager and SMF 115 record kind, the interval after each
+    run of lost (unwritten) intervals, as (qmgr, kind, its start, the end of the interval before
+    the gap): the gap is the missing time. Epoch seconds."""
+    kinds = [k for k in manifest["file"]["records_by_type"] if k.startswith("115/")]
+    out = set()
+    for q in manifest["qmgrs"]:
+        last_written_end, lost = None, False
+        for start, end, written in q["intervals"]:
+            if not written:
+                lost = True
+                continue
+            if lost and last_written_end is not None:
+                out |= {(q["name"], kind, _s(start), _s(last_written_end)) for kind in kinds}
+            last_written_end, lost = end, False
+    return out
+
+
 def test_dbt_build_passes_on_the_estate(estate):
     failed = failures(estate.result)
     assert not failed
@@ -110,7 +128,9 @@ def test_dbt_build_passes_on_the_estate(estate):
 def test_the_gate_passes_and_names_exactly_the_lost_intervals(estate):
     """The gate passes: every raw check passes but interval_gap, a warning that lists exactly the
     intervals after the ones the estate lost (per record kind), and not the restart's (a short
-    interval, then the next one); every marts check (the roll-up reconciliation) passes."""
+    interval, then the next one); each of its rows in dq_violations names the queue manager, the
+    record kind and the missing time (from the end of the interval before the gap), as the
+    manifest's intervals predict; every marts check (the roll-up reconciliation) passes."""
     raw = {o.check.name: o for o in estate.raw_gate.outcomes}
     assert not estate.raw_gate.skipped_frames
     assert estate.raw_gate.passed and estate.raw_gate.exit_code == 0
@@ -119,6 +139,19 @@ def test_the_gate_passes_and_names_exactly_the_lost_intervals(estate):
     lost = estate.manifest["estate"]["lost_intervals"]
     assert {x["qmgr"] for x in lost} == {"QB03", "QS03"}
     assert raw["interval_gap"].violations == 6 * len(lost)  # six record kinds per interval
+    rows = estate.spark.sql(
+        "SELECT qmgr_name, object_name, unix_micros(interval_start_at) AS start_us, "
+        "unix_micros(to_timestamp(get_json_object(`values`, '$.previous_interval_end'))) AS previous_end_us "
+        f"FROM {QUALITY}.dq_violations WHERE stage = 'raw' AND check_name = 'interval_gap' "
+        f"AND run_id = '{estate.raw_gate.run_id}'"
+    ).collect()
+    got = [(r.qmgr_name, r.object_name, r.start_us / 1e6, r.previous_end_us / 1e6) for r in rows]
+    assert len(got) == raw["interval_gap"].violations
+    assert set(got) == _predicted_gaps(estate.manifest)
+    # The missing time is the lost intervals themselves.
+    assert {(q, start - previous) for q, _, start, previous in got} == {
+        (x["qmgr"], _s(x["end"]) - _s(x["start"])) for x in lost
+    }
     assert estate.marts_gate.passed and not estate.marts_gate.skipped_frames
     assert all(o.status == "passed" and o.evaluated_rows for o in estate.marts_gate.outcomes)
 
