@@ -199,6 +199,12 @@ def test_data_quality_lists_the_planted_pitfalls_within_the_scope(built):
     # A scoped report (collect) applies it: the range ends where the second planted interval starts.
     early = collect(built.runner, MARTS, QUALITY, scope=Scope(start=parse_time(first), end=parse_time(second)))
     assert _pitfalls(early.dq_pitfalls) == {(qmgr, day, check): 1}
+    # The queue manager table counts the gate's rows in the same range. The planted rows are the
+    # day's only warnings (the gate's other checks find nothing on a generated day).
+    assert sum(o.violations for o in built.gate.outcomes if o.check.severity == "warn") == len(PITFALLS)
+    whole = built.data.queue_managers.set_index("qmgr_name")["dq_warnings"]
+    scoped = early.queue_managers.set_index("qmgr_name")["dq_warnings"]
+    assert (whole[qmgr], whole.sum(), scoped[qmgr], scoped.sum()) == (len(PITFALLS), len(PITFALLS), 1, 1)
 
 
 def _chromium(args: list[str], tmp: Path) -> subprocess.CompletedProcess:

@@ -414,9 +414,11 @@ class ReportQueries:
         else:
             advisories = "select cast(null as string) as qmgr_name, 0 as critical, 0 as warning, 0 as info where false"
         if has_violations:
+            # The gate's rows in the report's range (a row without an interval is in every range).
             violations = (
                 "select qmgr_name, count_if(severity = 'error') as dq_errors, count_if(severity = 'warn') as dq_warnings "
-                f"from {quality}.dq_violations group by qmgr_name"
+                f"from {quality}.dq_violations where interval_start_at is null or ({self.in_scope('qmgr')}) "
+                "group by qmgr_name"
             )
         else:
             violations = "select cast(null as string) as qmgr_name, 0 as dq_errors, 0 as dq_warnings where false"
